@@ -1,0 +1,70 @@
+package ph.payments.gateway.commands;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Instant;
+import java.util.Optional;
+import ph.payments.contracts.commands.Command;
+import ph.payments.contracts.commands.CommandReply;
+import ph.payments.platform.json.Json;
+
+/** The gateway's command table: what was accepted and, once known, what the owner answered. */
+final class CommandLog {
+
+  static void insert(Connection connection, Command command, String topic) throws SQLException {
+    try (PreparedStatement insert =
+        connection.prepareStatement(
+            "INSERT INTO commands (command_id, command_type, topic, merchant_id, environment,"
+                + " resource_id, request, created_at) VALUES (?, ?, ?, ?, ?, ?, ?::json, ?)")) {
+      insert.setString(1, command.commandId());
+      insert.setString(2, command.type());
+      insert.setString(3, topic);
+      insert.setString(4, command.merchantId());
+      insert.setString(5, command.environment());
+      insert.setString(6, command.resourceId());
+      insert.setString(7, Json.toText(command.body()));
+      insert.setTimestamp(8, Timestamp.from(command.issuedAt()));
+      insert.executeUpdate();
+    }
+  }
+
+  /** Records the first reply for a command; a repeated reply changes nothing. */
+  static void recordReply(Connection connection, CommandReply reply, Instant at)
+      throws SQLException {
+    try (PreparedStatement update =
+        connection.prepareStatement(
+            "UPDATE commands SET reply_status = ?, reply_body = ?::json, replied_at = ?"
+                + " WHERE command_id = ? AND replied_at IS NULL")) {
+      update.setInt(1, reply.status());
+      update.setString(2, Json.toText(reply.body()));
+      update.setTimestamp(3, Timestamp.from(at));
+      update.setString(4, reply.commandId());
+      update.executeUpdate();
+    }
+  }
+
+  static Optional<CommandReply> findReply(Connection connection, String commandId)
+      throws SQLException {
+    try (PreparedStatement select =
+        connection.prepareStatement(
+            "SELECT reply_status, reply_body FROM commands"
+                + " WHERE command_id = ? AND replied_at IS NOT NULL")) {
+      select.setString(1, commandId);
+      try (ResultSet rs = select.executeQuery()) {
+        if (!rs.next()) {
+          return Optional.empty();
+        }
+        return Optional.of(
+            new CommandReply(
+                commandId,
+                rs.getInt("reply_status"),
+                Json.tree(rs.getString("reply_body"))));
+      }
+    }
+  }
+
+  private CommandLog() {}
+}

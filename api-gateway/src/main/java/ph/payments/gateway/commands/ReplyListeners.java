@@ -1,0 +1,89 @@
+package ph.payments.gateway.commands;
+
+import io.micronaut.configuration.kafka.annotation.ErrorStrategy;
+import io.micronaut.configuration.kafka.annotation.ErrorStrategyValue;
+import io.micronaut.configuration.kafka.annotation.KafkaListener;
+import io.micronaut.configuration.kafka.annotation.OffsetReset;
+import io.micronaut.configuration.kafka.annotation.OffsetStrategy;
+import io.micronaut.configuration.kafka.annotation.Topic;
+import jakarta.inject.Singleton;
+import java.time.Clock;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import ph.payments.contracts.Envelope;
+import ph.payments.contracts.Topics;
+import ph.payments.contracts.commands.CommandReply;
+import ph.payments.platform.inbox.IdempotentConsumer;
+import ph.payments.platform.json.Json;
+import ph.payments.platform.kafka.KafkaEnvelopes;
+import ph.payments.platform.tx.Transactions;
+
+/**
+ * Two readers of the reply topic. The durable one (one consumer group for all gateway instances)
+ * records every reply in the command log exactly once. The fast one (a group of its own per
+ * instance, starting at the end of the topic) wakes whichever request on this instance waits for
+ * the reply, so replies find their request with several gateway replicas running.
+ */
+final class ReplyListeners {
+
+  @Singleton
+  @KafkaListener(
+      groupId = "api-gateway.replies",
+      offsetReset = OffsetReset.EARLIEST,
+      offsetStrategy = OffsetStrategy.SYNC,
+      errorStrategy =
+          @ErrorStrategy(
+              value = ErrorStrategyValue.RETRY_ON_ERROR,
+              retryDelay = "1s",
+              retryCount = Integer.MAX_VALUE))
+  static class Recorder {
+    private final Transactions transactions;
+    private final IdempotentConsumer inbox;
+    private final CommandBus bus;
+    private final Clock clock;
+
+    Recorder(Transactions transactions, IdempotentConsumer inbox, CommandBus bus, Clock clock) {
+      this.transactions = transactions;
+      this.inbox = inbox;
+      this.bus = bus;
+      this.clock = clock;
+    }
+
+    @Topic(Topics.COMMAND_REPLIES)
+    void receive(ConsumerRecord<String, byte[]> record) {
+      Envelope envelope = KafkaEnvelopes.fromRecord(record);
+      CommandReply reply = Json.fromBytes(envelope.payload(), CommandReply.class);
+      transactions.inTransaction(
+          connection ->
+              inbox.apply(
+                  connection,
+                  "api-gateway.replies",
+                  envelope.messageId(),
+                  tx -> {
+                    CommandLog.recordReply(tx, reply, clock.instant());
+                    return null;
+                  }));
+      bus.complete(reply);
+    }
+  }
+
+  @Singleton
+  @KafkaListener(
+      groupId = "api-gateway.waiters",
+      uniqueGroupId = true,
+      offsetReset = OffsetReset.LATEST,
+      offsetStrategy = OffsetStrategy.DISABLED)
+  static class Waker {
+    private final CommandBus bus;
+
+    Waker(CommandBus bus) {
+      this.bus = bus;
+    }
+
+    @Topic(Topics.COMMAND_REPLIES)
+    void receive(ConsumerRecord<String, byte[]> record) {
+      bus.complete(Json.fromBytes(record.value(), CommandReply.class));
+    }
+  }
+
+  private ReplyListeners() {}
+}

@@ -1,0 +1,17 @@
+package ph.payments.contracts.commands;
+
+/** Names of command types; the Kafka message type of a command is {@code command.<type>}. */
+public final class CommandTypes {
+
+  /** Round trip through the command path with no effect; used by operators and smoke tests. */
+  public static final String SYSTEM_PING = "system.ping";
+
+  /** Message type of a reply on {@link ph.payments.contracts.Topics#COMMAND_REPLIES}. */
+  public static final String REPLY = "command.reply";
+
+  public static String messageType(String commandType) {
+    return "command." + commandType;
+  }
+
+  private CommandTypes() {}
+}

@@ -1,0 +1,82 @@
+package ph.payments.platform.commands;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.Collection;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import ph.payments.contracts.Envelope;
+import ph.payments.contracts.Topics;
+import ph.payments.contracts.commands.Command;
+import ph.payments.contracts.commands.CommandReply;
+import ph.payments.contracts.commands.CommandTypes;
+import ph.payments.platform.errors.ErrorCode;
+import ph.payments.platform.errors.ErrorEnvelope;
+import ph.payments.platform.inbox.IdempotentConsumer;
+import ph.payments.platform.json.Json;
+import ph.payments.platform.outbox.OutboxMessage;
+import ph.payments.platform.outbox.OutboxWriter;
+
+/**
+ * The owner side of the command path: in one transaction it records the command as consumed,
+ * applies it, and puts the reply in the outbox. A redelivered command changes nothing and sends no
+ * second reply; the first reply is already on its way.
+ */
+public final class CommandDispatcher {
+
+  private final String consumerName;
+  private final Map<String, CommandHandler> handlers;
+  private final IdempotentConsumer inbox;
+  private final OutboxWriter outbox;
+
+  public CommandDispatcher(
+      String consumerName,
+      Collection<CommandHandler> handlers,
+      IdempotentConsumer inbox,
+      OutboxWriter outbox) {
+    this.consumerName = consumerName;
+    this.handlers =
+        handlers.stream().collect(Collectors.toMap(CommandHandler::type, Function.identity()));
+    this.inbox = inbox;
+    this.outbox = outbox;
+  }
+
+  /**
+   * Applies the command in {@code envelope} on {@code connection}, which must be in a transaction.
+   *
+   * @return true when it was applied now, false when it had been applied before
+   */
+  public boolean dispatch(Connection connection, Envelope envelope) throws SQLException {
+    Command command = Json.fromBytes(envelope.payload(), Command.class);
+    return inbox.apply(
+        connection,
+        consumerName,
+        command.commandId(),
+        tx -> {
+          CommandReply reply = handle(tx, command);
+          outbox.append(
+              tx,
+              OutboxMessage.of(
+                  Topics.COMMAND_REPLIES,
+                  command.commandId(),
+                  CommandTypes.REPLY,
+                  Json.toBytes(reply)));
+          return reply;
+        });
+  }
+
+  private CommandReply handle(Connection connection, Command command) throws SQLException {
+    CommandHandler handler = handlers.get(command.type());
+    if (handler == null) {
+      // A gateway newer than this service; answer rather than block the partition.
+      ErrorEnvelope error =
+          ErrorEnvelope.of(ErrorCode.INTERNAL_ERROR, "This operation is not available yet.");
+      return new CommandReply(
+          command.commandId(),
+          ErrorCode.INTERNAL_ERROR.httpStatus(),
+          Json.mapper().valueToTree(error));
+    }
+    return handler.handle(connection, command);
+  }
+}

@@ -1,0 +1,50 @@
+package ph.payments.platform.kafka;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.Headers;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import ph.payments.contracts.Envelope;
+
+/** Maps {@link Envelope} to and from Kafka records: payload as value, the rest as headers. */
+public final class KafkaEnvelopes {
+
+  public static ProducerRecord<String, byte[]> toRecord(String topic, Envelope envelope) {
+    Headers headers = new RecordHeaders();
+    headers.add(Envelope.HEADER_MESSAGE_ID, utf8(envelope.messageId()));
+    headers.add(Envelope.HEADER_TYPE, utf8(envelope.type()));
+    headers.add(Envelope.HEADER_TIME, utf8(envelope.time().toString()));
+    return new ProducerRecord<>(topic, null, envelope.key(), envelope.payload(), headers);
+  }
+
+  /**
+   * @throws IllegalArgumentException when a header is missing: the record did not come from an
+   *     outbox of this system
+   */
+  public static Envelope fromRecord(ConsumerRecord<String, byte[]> record) {
+    Headers headers = record.headers();
+    return new Envelope(
+        header(headers, Envelope.HEADER_MESSAGE_ID),
+        header(headers, Envelope.HEADER_TYPE),
+        record.key(),
+        Instant.parse(header(headers, Envelope.HEADER_TIME)),
+        record.value());
+  }
+
+  private static String header(Headers headers, String name) {
+    Header header = headers.lastHeader(name);
+    if (header == null) {
+      throw new IllegalArgumentException("record without header " + name);
+    }
+    return new String(header.value(), StandardCharsets.UTF_8);
+  }
+
+  private static byte[] utf8(String value) {
+    return value.getBytes(StandardCharsets.UTF_8);
+  }
+
+  private KafkaEnvelopes() {}
+}

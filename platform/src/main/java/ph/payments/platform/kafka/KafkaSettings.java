@@ -1,0 +1,50 @@
+package ph.payments.platform.kafka;
+
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+
+/** Client settings the reliability of the system depends on, in one place. */
+public final class KafkaSettings {
+
+  /**
+   * An idempotent producer that waits for all in-sync replicas: no duplicates from its own retries
+   * and, with at most five requests in flight, order kept per partition.
+   */
+  public static Map<String, Object> producer(String bootstrapServers, String clientId) {
+    Map<String, Object> config = new HashMap<>();
+    config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+    config.put(ProducerConfig.CLIENT_ID_CONFIG, clientId);
+    config.put(ProducerConfig.ACKS_CONFIG, "all");
+    config.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+    config.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 5);
+    config.put(ProducerConfig.LINGER_MS_CONFIG, 1);
+    // Fail a send within seconds when the broker is away; the outbox keeps the row for later.
+    config.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 10_000);
+    config.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 30_000);
+    config.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
+    config.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
+    config.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+    return config;
+  }
+
+  /** A consumer that commits offsets itself, after the effect of a record has committed. */
+  public static Map<String, Object> consumer(String bootstrapServers, String groupId) {
+    Map<String, Object> config = new HashMap<>();
+    config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+    config.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
+    config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    config.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    config.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class);
+    config.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+    return config;
+  }
+
+  private KafkaSettings() {}
+}

@@ -1,0 +1,45 @@
+package ph.payments.platform.micronaut;
+
+import io.micronaut.context.annotation.Context;
+import io.micronaut.context.annotation.Requires;
+import io.micronaut.context.annotation.Value;
+import jakarta.annotation.PostConstruct;
+import java.time.Duration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import ph.payments.contracts.Topics;
+import ph.payments.platform.kafka.TopicAdmin;
+
+/**
+ * Creates the system's topics at start-up, so no first message waits for auto-creation. A broker
+ * that is away does not stop the service: health reports it, and the outbox holds messages.
+ */
+@Context
+@Requires(property = "kafka.topics.create", notEquals = "false")
+public class KafkaTopicsInitializer {
+
+  private static final Logger log = LoggerFactory.getLogger(KafkaTopicsInitializer.class);
+
+  private final String bootstrapServers;
+  private final int partitions;
+  private final short replication;
+
+  public KafkaTopicsInitializer(
+      @Value("${kafka.bootstrap.servers}") String bootstrapServers,
+      @Value("${kafka.topics.partitions:3}") int partitions,
+      @Value("${kafka.topics.replication:1}") short replication) {
+    this.bootstrapServers = bootstrapServers;
+    this.partitions = partitions;
+    this.replication = replication;
+  }
+
+  @PostConstruct
+  void createTopics() {
+    try {
+      TopicAdmin.ensure(
+          bootstrapServers, Topics.ALL, partitions, replication, Duration.ofSeconds(20));
+    } catch (RuntimeException e) {
+      log.warn("could not create Kafka topics at start-up: {}", e.toString());
+    }
+  }
+}

@@ -1,0 +1,125 @@
+package ph.payments.platform.micronaut;
+
+import io.micronaut.context.annotation.Bean;
+import io.micronaut.context.annotation.Context;
+import io.micronaut.context.annotation.Factory;
+import io.micronaut.context.annotation.Requires;
+import io.micronaut.context.annotation.Value;
+import io.micronaut.core.annotation.Nullable;
+import io.micronaut.transaction.TransactionOperations;
+import jakarta.inject.Singleton;
+import java.sql.Connection;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import javax.sql.DataSource;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.postgresql.ds.PGSimpleDataSource;
+import ph.payments.platform.commands.CommandDispatcher;
+import ph.payments.platform.commands.CommandHandler;
+import ph.payments.platform.commands.SystemPingHandler;
+import ph.payments.platform.inbox.IdempotentConsumer;
+import ph.payments.platform.kafka.KafkaSettings;
+import ph.payments.platform.outbox.OutboxRelay;
+import ph.payments.platform.outbox.OutboxWriter;
+import ph.payments.platform.tx.TransactionFailedException;
+import ph.payments.platform.tx.Transactions;
+
+/** Wires the framework-free platform pieces into a Micronaut service. */
+@Factory
+public class PlatformFactory {
+
+  @Singleton
+  @Requires(missingBeans = Clock.class)
+  Clock clock() {
+    return Clock.systemUTC();
+  }
+
+  @Singleton
+  Transactions transactions(TransactionOperations<Connection> operations) {
+    return new Transactions() {
+      @Override
+      public <T> T inTransaction(ph.payments.platform.tx.SqlWork<T> work) {
+        return operations.executeWrite(
+            status -> {
+              try {
+                return work.run(status.getConnection());
+              } catch (java.sql.SQLException e) {
+                throw new TransactionFailedException(e);
+              }
+            });
+      }
+    };
+  }
+
+  @Singleton
+  OutboxRelay.Settings relaySettings(
+      @Value("${micronaut.application.name}") String serviceName,
+      @Value("${outbox.sweep-interval:1s}") Duration sweepInterval,
+      @Value("${outbox.purge-after:1h}") Duration purgeAfter) {
+    return OutboxRelay.Settings.defaults(serviceName)
+        .withSweepInterval(sweepInterval)
+        .withPurgeAfter(purgeAfter);
+  }
+
+  @Singleton
+  OutboxWriter outboxWriter(Clock clock, OutboxRelay.Settings settings) {
+    return new OutboxWriter(clock, settings.channel());
+  }
+
+  @Singleton
+  IdempotentConsumer idempotentConsumer(Clock clock) {
+    return new IdempotentConsumer(clock);
+  }
+
+  @Singleton
+  CommandHandler systemPing(
+      @Value("${micronaut.application.name}") String serviceName, Clock clock) {
+    return new SystemPingHandler(serviceName, clock);
+  }
+
+  @Singleton
+  CommandDispatcher commandDispatcher(
+      @Value("${micronaut.application.name}") String serviceName,
+      List<CommandHandler> handlers,
+      IdempotentConsumer inbox,
+      OutboxWriter outbox) {
+    return new CommandDispatcher(serviceName + ".commands", handlers, inbox, outbox);
+  }
+
+  /**
+   * The relay starts with the application. It takes the pooled {@code DataSource} only to make sure
+   * Flyway has migrated before it reads the outbox; its own connection is a dedicated one.
+   */
+  @Context
+  @Bean(preDestroy = "close")
+  @Requires(property = "outbox.relay.enabled", notEquals = "false")
+  OutboxRelay outboxRelay(
+      DataSource migratedPool,
+      OutboxRelay.Settings settings,
+      Clock clock,
+      @Value("${datasources.default.url}") String url,
+      @Nullable @Value("${datasources.default.username:}") String username,
+      @Nullable @Value("${datasources.default.password:}") String password,
+      @Value("${kafka.bootstrap.servers}") String bootstrapServers) {
+    PGSimpleDataSource dedicated = new PGSimpleDataSource();
+    dedicated.setURL(url);
+    if (username != null && !username.isEmpty()) {
+      dedicated.setUser(username);
+    }
+    if (password != null && !password.isEmpty()) {
+      dedicated.setPassword(password);
+    }
+    dedicated.setTcpKeepAlive(true);
+    dedicated.setApplicationName(settings.name() + "-outbox-relay");
+    return new OutboxRelay(
+            dedicated,
+            () ->
+                new KafkaProducer<>(
+                    KafkaSettings.producer(bootstrapServers, settings.name() + "-outbox")),
+            settings,
+            clock,
+            OutboxRelay.Probe.NONE)
+        .start();
+  }
+}

@@ -1,0 +1,55 @@
+package ph.payments.platform.outbox;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Clock;
+import ph.payments.platform.tx.Transactions;
+
+/**
+ * Appends messages to the outbox inside the caller's transaction. It never opens a transaction of
+ * its own: a message must commit or roll back together with the state change it announces.
+ *
+ * <p>Each append also queues a PostgreSQL notification on the relay's channel. PostgreSQL delivers
+ * notifications only when (and if) the transaction commits, so the relay wakes right after the
+ * commit, on whichever instance leads, and never sees a message of a rolled-back transaction.
+ */
+public final class OutboxWriter {
+
+  private static final String INSERT =
+      "INSERT INTO outbox (message_id, topic, message_key, message_type, payload, created_at)"
+          + " VALUES (?, ?, ?, ?, ?, ?)";
+
+  private final Clock clock;
+  private final String channel;
+
+  /**
+   * @param channel the notification channel the relay listens on ({@link OutboxRelay.Settings})
+   */
+  public OutboxWriter(Clock clock, String channel) {
+    this.clock = clock;
+    this.channel = channel;
+  }
+
+  /**
+   * @throws IllegalStateException when {@code connection} is not in a transaction
+   */
+  public void append(Connection connection, OutboxMessage message) throws SQLException {
+    Transactions.requireTransaction(connection);
+    try (PreparedStatement insert = connection.prepareStatement(INSERT)) {
+      insert.setString(1, message.messageId());
+      insert.setString(2, message.topic());
+      insert.setString(3, message.key());
+      insert.setString(4, message.type());
+      insert.setBytes(5, message.payload());
+      insert.setTimestamp(6, Timestamp.from(clock.instant()));
+      insert.executeUpdate();
+    }
+    // Identical notifications in one transaction are folded into one by PostgreSQL.
+    try (PreparedStatement notify = connection.prepareStatement("SELECT pg_notify(?, '')")) {
+      notify.setString(1, channel);
+      notify.execute();
+    }
+  }
+}

@@ -1,0 +1,32 @@
+package ph.payments.platform.tx;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import javax.sql.DataSource;
+
+/** {@link Transactions} over a plain {@link DataSource}; one connection per transaction. */
+public final class JdbcTransactions implements Transactions {
+
+  private final DataSource dataSource;
+
+  public JdbcTransactions(DataSource dataSource) {
+    this.dataSource = dataSource;
+  }
+
+  @Override
+  public <T> T inTransaction(SqlWork<T> work) {
+    try (Connection connection = dataSource.getConnection()) {
+      connection.setAutoCommit(false);
+      try {
+        T result = work.run(connection);
+        connection.commit();
+        return result;
+      } catch (SQLException | RuntimeException | Error e) {
+        connection.rollback();
+        throw e;
+      }
+    } catch (SQLException e) {
+      throw new TransactionFailedException(e);
+    }
+  }
+}

@@ -1,0 +1,84 @@
+package ph.payments.platform.outbox;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Predicate;
+import javax.sql.DataSource;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import ph.payments.platform.ids.IdType;
+import ph.payments.platform.kafka.KafkaSettings;
+import ph.payments.testkit.TestKafka;
+
+/** Shared set-up of the outbox and inbox tests: the platform schema, relays and a reader. */
+public final class Fixtures {
+
+  /** Runs the platform migration on a fresh test database. */
+  public static void applyPlatformSchema(DataSource dataSource) throws SQLException, IOException {
+    String sql;
+    try (InputStream in =
+        Fixtures.class.getResourceAsStream("/db/platform/V0_1__outbox_and_inbox.sql")) {
+      sql = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    }
+    try (Connection connection = dataSource.getConnection();
+        Statement statement = connection.createStatement()) {
+      statement.execute(sql);
+    }
+  }
+
+  public static OutboxRelay.Settings settings(String name) {
+    return OutboxRelay.Settings.defaults(name).withSweepInterval(Duration.ofMillis(200));
+  }
+
+  public static OutboxRelay relay(
+      DataSource dataSource, OutboxRelay.Settings settings, OutboxRelay.Probe probe) {
+    String bootstrap = TestKafka.bootstrapServers();
+    return new OutboxRelay(
+        dataSource,
+        () -> new KafkaProducer<>(KafkaSettings.producer(bootstrap, settings.name())),
+        settings,
+        Clock.systemUTC(),
+        probe);
+  }
+
+  public static String uniqueTopic(String hint) {
+    String topic = hint + "-" + IdType.MESSAGE.generate().substring(4);
+    TestKafka.createTopics(3, topic);
+    return topic;
+  }
+
+  /** Reads a topic from the beginning, across all partitions, until {@code done} or timeout. */
+  public static List<ConsumerRecord<String, byte[]>> readUntil(
+      String topic, Duration timeout, Predicate<List<ConsumerRecord<String, byte[]>>> done) {
+    Map<String, Object> config =
+        KafkaSettings.consumer(TestKafka.bootstrapServers(), "reader-" + IdType.MESSAGE.generate());
+    List<ConsumerRecord<String, byte[]>> records = new ArrayList<>();
+    try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(config)) {
+      List<TopicPartition> partitions = new ArrayList<>();
+      for (PartitionInfo info : consumer.partitionsFor(topic)) {
+        partitions.add(new TopicPartition(topic, info.partition()));
+      }
+      consumer.assign(partitions);
+      consumer.seekToBeginning(partitions);
+      long deadline = System.nanoTime() + timeout.toNanos();
+      while (System.nanoTime() < deadline && !done.test(records)) {
+        consumer.poll(Duration.ofMillis(100)).forEach(records::add);
+      }
+    }
+    return records;
+  }
+
+  private Fixtures() {}
+}

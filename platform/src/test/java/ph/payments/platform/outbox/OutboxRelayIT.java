@@ -1,0 +1,365 @@
+package ph.payments.platform.outbox;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import ph.payments.contracts.Envelope;
+import ph.payments.platform.inbox.IdempotentConsumer;
+import ph.payments.platform.kafka.KafkaEnvelopes;
+import ph.payments.platform.kafka.KafkaSettings;
+import ph.payments.platform.tx.JdbcTransactions;
+import ph.payments.platform.tx.Transactions;
+import ph.payments.testkit.TestDatabase;
+
+/** The outbox against a real PostgreSQL database and a real Kafka broker. */
+class OutboxRelayIT {
+
+  private static TestDatabase database;
+  private static Transactions transactions;
+
+  @BeforeAll
+  static void createDatabase() throws Exception {
+    database = TestDatabase.create("outbox_relay");
+    Fixtures.applyPlatformSchema(database.dataSource());
+    transactions = new JdbcTransactions(database.dataSource());
+  }
+
+  @AfterAll
+  static void dropDatabase() {
+    database.close();
+  }
+
+  // Every relay here works on the same outbox table: start each test from an empty one.
+  @BeforeEach
+  void emptyTheOutbox() throws SQLException {
+    try (Connection connection = database.dataSource().getConnection()) {
+      connection.createStatement().execute("TRUNCATE outbox, inbox");
+    }
+  }
+
+  @Test
+  void aCommittedRowIsPublishedExactlyOnce() throws Exception {
+    OutboxRelay.Settings settings = Fixtures.settings("committed");
+    String topic = Fixtures.uniqueTopic("committed");
+    OutboxMessage message = OutboxMessage.of(topic, "pay_1", "test.committed", bytes("{\"n\":1}"));
+    write(settings, message);
+
+    try (OutboxRelay relay =
+        Fixtures.relay(database.dataSource(), settings, OutboxRelay.Probe.NONE).start()) {
+      await().atMost(Duration.ofSeconds(20)).until(() -> isPublished(message.messageId()));
+      // Give a second pass (sweep every 200 ms) every chance to send it again.
+      Thread.sleep(1000);
+    }
+    List<ConsumerRecord<String, byte[]>> records =
+        Fixtures.readUntil(topic, Duration.ofSeconds(3), r -> false);
+    assertEquals(1, records.size());
+    Envelope received = KafkaEnvelopes.fromRecord(records.get(0));
+    assertEquals(message.messageId(), received.messageId());
+    assertEquals("pay_1", received.key());
+    assertEquals("test.committed", received.type());
+    assertEquals("{\"n\":1}", new String(received.payload(), StandardCharsets.UTF_8));
+  }
+
+  @Test
+  void aRowOfARolledBackTransactionIsNeverPublished() throws Exception {
+    OutboxRelay.Settings settings = Fixtures.settings("rolledback");
+    String topic = Fixtures.uniqueTopic("rolledback");
+    OutboxWriter writer = new OutboxWriter(Clock.systemUTC(), settings.channel());
+    OutboxMessage doomed = OutboxMessage.of(topic, "pay_2", "test.doomed", bytes("{}"));
+    OutboxMessage committed = OutboxMessage.of(topic, "pay_2", "test.after", bytes("{}"));
+
+    try (OutboxRelay relay =
+        Fixtures.relay(database.dataSource(), settings, OutboxRelay.Probe.NONE).start()) {
+      assertThrows(
+          IllegalStateException.class,
+          () ->
+              transactions.inTransaction(
+                  connection -> {
+                    writer.append(connection, doomed);
+                    throw new IllegalStateException("the state change failed");
+                  }));
+      write(settings, committed);
+      await().atMost(Duration.ofSeconds(20)).until(() -> isPublished(committed.messageId()));
+    }
+    List<ConsumerRecord<String, byte[]>> records =
+        Fixtures.readUntil(topic, Duration.ofSeconds(2), r -> false);
+    assertEquals(List.of(committed.messageId()), messageIds(records));
+    assertFalse(exists(doomed.messageId()));
+  }
+
+  @Test
+  void theWriterRefusesToRunOutsideATransaction() throws Exception {
+    OutboxWriter writer = new OutboxWriter(Clock.systemUTC(), "outbox_refuse");
+    try (Connection connection = database.dataSource().getConnection()) {
+      connection.setAutoCommit(true);
+      OutboxMessage message = OutboxMessage.of("t", "k", "test.refused", bytes("{}"));
+      assertThrows(IllegalStateException.class, () -> writer.append(connection, message));
+      assertFalse(exists(message.messageId()));
+    }
+  }
+
+  /**
+   * The relay dies after Kafka acknowledged a batch and before it marked the rows: the rows are
+   * sent again, and the idempotent consumer applies each message once.
+   */
+  @Test
+  void aRelayDyingBetweenSendAndMarkResendsAndTheConsumerAppliesOnce() throws Exception {
+    OutboxRelay.Settings settings = Fixtures.settings("crash");
+    String topic = Fixtures.uniqueTopic("crash");
+    List<OutboxMessage> messages =
+        List.of(
+            OutboxMessage.of(topic, "pay_a", "test.crash", bytes("{\"n\":1}")),
+            OutboxMessage.of(topic, "pay_b", "test.crash", bytes("{\"n\":2}")),
+            OutboxMessage.of(topic, "pay_a", "test.crash", bytes("{\"n\":3}")));
+    for (OutboxMessage message : messages) {
+      write(settings, message);
+    }
+
+    AtomicInteger crashes = new AtomicInteger();
+    OutboxRelay.Probe crashOnce =
+        new OutboxRelay.Probe() {
+          @Override
+          public void afterSend(List<Long> outboxIds) {
+            if (crashes.getAndIncrement() == 0) {
+              throw new IllegalStateException("simulated crash after send, before mark");
+            }
+          }
+        };
+    try (OutboxRelay relay = Fixtures.relay(database.dataSource(), settings, crashOnce).start()) {
+      await()
+          .atMost(Duration.ofSeconds(20))
+          .until(() -> messages.stream().allMatch(m -> isPublishedUnchecked(m.messageId())));
+    }
+    assertTrue(crashes.get() >= 2, "the relay sent the batch a second time");
+
+    List<ConsumerRecord<String, byte[]>> records =
+        Fixtures.readUntil(topic, Duration.ofSeconds(10), r -> r.size() >= 6);
+    assertEquals(6, records.size(), "each message was delivered twice");
+
+    createEffectsTable();
+    IdempotentConsumer consumer = new IdempotentConsumer(Clock.systemUTC());
+    int applied = 0;
+    for (ConsumerRecord<String, byte[]> record : records) {
+      Envelope envelope = KafkaEnvelopes.fromRecord(record);
+      boolean ran =
+          transactions.inTransaction(
+              connection ->
+                  consumer.apply(
+                      connection,
+                      "crash-test",
+                      envelope.messageId(),
+                      tx -> {
+                        try (PreparedStatement insert =
+                            tx.prepareStatement("INSERT INTO effects (message_id) VALUES (?)")) {
+                          insert.setString(1, envelope.messageId());
+                          return insert.executeUpdate();
+                        }
+                      }));
+      applied += ran ? 1 : 0;
+    }
+    assertEquals(3, applied);
+    assertEquals(3, count("SELECT count(*) FROM effects"));
+  }
+
+  @Test
+  void perKeyOrderHoldsAcrossAThousandRows() throws Exception {
+    OutboxRelay.Settings settings = Fixtures.settings("order").withBatchSize(97);
+    String topic = Fixtures.uniqueTopic("order");
+    OutboxWriter writer = new OutboxWriter(Clock.systemUTC(), settings.channel());
+
+    try (OutboxRelay relay =
+        Fixtures.relay(database.dataSource(), settings, OutboxRelay.Probe.NONE).start()) {
+      // Written while the relay runs, in small transactions, interleaving ten keys.
+      for (int i = 0; i < 1000; i += 10) {
+        int first = i;
+        transactions.inTransaction(
+            connection -> {
+              for (int n = first; n < first + 10; n++) {
+                String key = "pay_" + (n % 10);
+                writer.append(
+                    connection,
+                    OutboxMessage.of(topic, key, "test.order", bytes(Integer.toString(n))));
+              }
+              return null;
+            });
+      }
+      List<ConsumerRecord<String, byte[]>> records =
+          Fixtures.readUntil(topic, Duration.ofSeconds(30), r -> r.size() >= 1000);
+      assertEquals(1000, records.size());
+      Map<String, Integer> lastPerKey = new HashMap<>();
+      for (ConsumerRecord<String, byte[]> record : records) {
+        int n = Integer.parseInt(new String(record.value(), StandardCharsets.UTF_8));
+        Integer previous = lastPerKey.put(record.key(), n);
+        if (previous != null) {
+          assertTrue(previous < n, record.key() + ": " + previous + " before " + n);
+        }
+      }
+      assertEquals(10, lastPerKey.size());
+    }
+  }
+
+  @Test
+  void onlyOneRelayLeadsAndAnotherTakesOverWhenItStops() throws Exception {
+    OutboxRelay.Settings settings = Fixtures.settings("leader");
+    String topic = Fixtures.uniqueTopic("leader");
+    OutboxRelay first =
+        Fixtures.relay(database.dataSource(), settings, OutboxRelay.Probe.NONE).start();
+    await().atMost(Duration.ofSeconds(10)).until(first::isLeader);
+    try (OutboxRelay second =
+        Fixtures.relay(database.dataSource(), settings, OutboxRelay.Probe.NONE).start()) {
+      Thread.sleep(1000);
+      assertFalse(second.isLeader(), "the lock keeps the second relay waiting");
+
+      first.close();
+      await().atMost(Duration.ofSeconds(10)).until(second::isLeader);
+      OutboxMessage message = OutboxMessage.of(topic, "pay_l", "test.leader", bytes("{}"));
+      write(settings, message);
+      await().atMost(Duration.ofSeconds(10)).until(() -> isPublished(message.messageId()));
+      assertEquals(1, second.publishedCount());
+    }
+  }
+
+  @Test
+  void failedSendsStayPendingWithAttemptsAndTheLastError() throws Exception {
+    OutboxRelay.Settings settings = Fixtures.settings("unreachable");
+    OutboxMessage message = OutboxMessage.of("nowhere", "pay_u", "test.unreachable", bytes("{}"));
+    write(settings, message);
+    Map<String, Object> config = KafkaSettings.producer("127.0.0.1:1", "unreachable");
+    config.put("max.block.ms", 500);
+    try (OutboxRelay relay =
+        new OutboxRelay(
+                database.dataSource(),
+                () -> new KafkaProducer<>(config),
+                settings,
+                Clock.systemUTC(),
+                OutboxRelay.Probe.NONE)
+            .start()) {
+      await().atMost(Duration.ofSeconds(20)).until(() -> attempts(message.messageId()) >= 2);
+    }
+    assertFalse(isPublished(message.messageId()));
+    assertNotNull(lastError(message.messageId()));
+  }
+
+  @Test
+  void publishedRowsArePurgedAfterTheRetention() throws Exception {
+    OutboxRelay.Settings settings = Fixtures.settings("purge").withPurgeAfter(Duration.ZERO);
+    String topic = Fixtures.uniqueTopic("purge");
+    OutboxMessage message = OutboxMessage.of(topic, "pay_p", "test.purge", bytes("{}"));
+    OutboxMessage unpublishable = OutboxMessage.of(topic, "pay_p", "test.purge", bytes("{}"));
+    write(settings, message);
+    try (OutboxRelay relay =
+        Fixtures.relay(database.dataSource(), settings, OutboxRelay.Probe.NONE).start()) {
+      await().atMost(Duration.ofSeconds(20)).until(() -> !exists(message.messageId()));
+    }
+    List<ConsumerRecord<String, byte[]>> records =
+        Fixtures.readUntil(topic, Duration.ofSeconds(10), r -> !r.isEmpty());
+    assertEquals(List.of(message.messageId()), messageIds(records), "published before purged");
+
+    // A pending row is never purged, however old.
+    Map<String, Object> config = KafkaSettings.producer("127.0.0.1:1", "purge-unreachable");
+    config.put("max.block.ms", 200);
+    write(settings, unpublishable);
+    try (OutboxRelay relay =
+        new OutboxRelay(
+                database.dataSource(),
+                () -> new KafkaProducer<>(config),
+                settings,
+                Clock.systemUTC(),
+                OutboxRelay.Probe.NONE)
+            .start()) {
+      await().atMost(Duration.ofSeconds(20)).until(() -> attempts(unpublishable.messageId()) >= 1);
+    }
+    assertTrue(exists(unpublishable.messageId()));
+  }
+
+  private static void write(OutboxRelay.Settings settings, OutboxMessage message) {
+    OutboxWriter writer = new OutboxWriter(Clock.systemUTC(), settings.channel());
+    transactions.inTransaction(
+        connection -> {
+          writer.append(connection, message);
+          return null;
+        });
+  }
+
+  private static boolean isPublished(String messageId) throws SQLException {
+    return count(
+            "SELECT count(*) FROM outbox WHERE published_at IS NOT NULL AND message_id = ?",
+            messageId)
+        == 1;
+  }
+
+  private static boolean isPublishedUnchecked(String messageId) {
+    try {
+      return isPublished(messageId);
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static boolean exists(String messageId) throws SQLException {
+    return count("SELECT count(*) FROM outbox WHERE message_id = ?", messageId) == 1;
+  }
+
+  private static int attempts(String messageId) throws SQLException {
+    return count("SELECT coalesce(max(attempts), 0) FROM outbox WHERE message_id = ?", messageId);
+  }
+
+  private static String lastError(String messageId) throws SQLException {
+    try (Connection connection = database.dataSource().getConnection();
+        PreparedStatement select =
+            connection.prepareStatement("SELECT last_error FROM outbox WHERE message_id = ?")) {
+      select.setString(1, messageId);
+      try (ResultSet rs = select.executeQuery()) {
+        return rs.next() ? rs.getString(1) : null;
+      }
+    }
+  }
+
+  private static int count(String sql, String... parameters) throws SQLException {
+    try (Connection connection = database.dataSource().getConnection();
+        PreparedStatement select = connection.prepareStatement(sql)) {
+      for (int i = 0; i < parameters.length; i++) {
+        select.setString(i + 1, parameters[i]);
+      }
+      try (ResultSet rs = select.executeQuery()) {
+        rs.next();
+        return rs.getInt(1);
+      }
+    }
+  }
+
+  private static void createEffectsTable() throws SQLException {
+    try (Connection connection = database.dataSource().getConnection()) {
+      connection.createStatement().execute("CREATE TABLE IF NOT EXISTS effects (message_id text)");
+    }
+  }
+
+  private static List<String> messageIds(List<ConsumerRecord<String, byte[]>> records) {
+    return records.stream().map(r -> KafkaEnvelopes.fromRecord(r).messageId()).toList();
+  }
+
+  private static byte[] bytes(String text) {
+    return text.getBytes(StandardCharsets.UTF_8);
+  }
+}

@@ -1,0 +1,13 @@
+package ph.payments.webhooks;
+
+import io.micronaut.runtime.Micronaut;
+
+/** Entry point of webhook-service. */
+public final class Application {
+
+  public static void main(String[] args) {
+    Micronaut.build(args).mainClass(Application.class).banner(false).start();
+  }
+
+  private Application() {}
+}
