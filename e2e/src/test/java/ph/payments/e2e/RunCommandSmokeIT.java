@@ -95,7 +95,8 @@ class RunCommandSmokeIT {
     if (authorization != null) {
       request.header("Authorization", authorization);
     }
-    return HTTP.send(request.timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+    return HTTP.send(
+        request.timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
   }
 
   private static HttpResponse<String> post(String url, String authorization) throws Exception {

@@ -19,12 +19,13 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The whole system as separate processes, started by {@code bin/run --no-build} with its own
- * ports, databases and run folder, so it never collides with a developer's running system.
+ * The whole system as separate processes, started by {@code bin/run --no-build} with its own ports,
+ * databases and run folder, so it never collides with a developer's running system.
  */
 final class SystemUnderTest implements AutoCloseable {
 
-  private static final List<String> DATABASES = List.of("gateway", "payments", "ledger", "webhooks");
+  private static final List<String> DATABASES =
+      List.of("gateway", "payments", "ledger", "webhooks");
 
   final Path repo;
   final Path runDir;

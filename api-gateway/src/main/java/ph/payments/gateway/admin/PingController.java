@@ -43,7 +43,12 @@ public class PingController {
       CommandReply reply =
           bus.submit(
               new CommandBus.Request(
-                  topic, CommandTypes.SYSTEM_PING, null, null, null, Json.mapper().createObjectNode()));
+                  topic,
+                  CommandTypes.SYSTEM_PING,
+                  null,
+                  null,
+                  null,
+                  Json.mapper().createObjectNode()));
       ObjectNode entry = replies.addObject();
       entry.put("topic", topic);
       entry.put("round_trip_ms", (System.nanoTime() - started) / 1_000_000);

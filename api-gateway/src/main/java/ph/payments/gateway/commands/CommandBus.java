@@ -25,8 +25,8 @@ import ph.payments.platform.tx.Transactions;
 /**
  * The gateway side of the command path. {@link #submit} writes the command row and its outbox row
  * in one transaction, then waits for the owner's reply. Replies reach the waiting request through
- * {@link #complete}, called by the reply listeners of this instance; a reply that arrives after
- * the deadline is still recorded in the command log, where a retry finds it.
+ * {@link #complete}, called by the reply listeners of this instance; a reply that arrives after the
+ * deadline is still recorded in the command log, where a retry finds it.
  */
 @Singleton
 public class CommandBus {

@@ -59,9 +59,7 @@ final class CommandLog {
         }
         return Optional.of(
             new CommandReply(
-                commandId,
-                rs.getInt("reply_status"),
-                Json.tree(rs.getString("reply_body"))));
+                commandId, rs.getInt("reply_status"), Json.tree(rs.getString("reply_body"))));
       }
     }
   }
