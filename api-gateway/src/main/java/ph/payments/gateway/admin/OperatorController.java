@@ -1,0 +1,179 @@
+package ph.payments.gateway.admin;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.micronaut.core.annotation.Nullable;
+import io.micronaut.http.HttpResponse;
+import io.micronaut.http.annotation.Body;
+import io.micronaut.http.annotation.Controller;
+import io.micronaut.http.annotation.Get;
+import io.micronaut.http.annotation.Post;
+import io.micronaut.scheduling.TaskExecutors;
+import io.micronaut.scheduling.annotation.ExecuteOn;
+import java.util.Set;
+import ph.payments.gateway.merchants.MerchantAccounts;
+import ph.payments.gateway.merchants.MerchantAccounts.KeyView;
+import ph.payments.gateway.merchants.MerchantAccounts.MerchantView;
+import ph.payments.gateway.merchants.Scopes;
+import ph.payments.gateway.web.Fields;
+import ph.payments.platform.errors.ApiException;
+import ph.payments.platform.ids.IdType;
+
+/**
+ * The operator API (ARCHITECTURE "Conventions"), behind {@link AdminTokenFilter}: merchants, their
+ * activation and their API keys. A key's secret is in the response that creates it and nowhere
+ * else.
+ */
+@Controller("/admin/v1")
+@ExecuteOn(TaskExecutors.BLOCKING)
+public class OperatorController {
+
+  private static final Set<String> ENVIRONMENTS = Set.of("test", "live");
+
+  private final MerchantAccounts accounts;
+
+  public OperatorController(MerchantAccounts accounts) {
+    this.accounts = accounts;
+  }
+
+  /** {@code {name, email}} → 201 merchant with a {@code sk_test_} key that may do everything. */
+  @Post("/merchants")
+  public HttpResponse<MerchantJson> createMerchant(@Nullable @Body JsonNode json) {
+    Fields body = Fields.of(json).allowOnly("name", "email");
+    String name = body.requiredString("name", 1, 200);
+    String email = body.requiredEmail("email");
+    body.validate();
+    return HttpResponse.created(MerchantJson.of(accounts.create(name, email)));
+  }
+
+  @Get("/merchants/{id}")
+  public MerchantJson merchant(String id) {
+    return MerchantJson.of(accounts.find(merchantId(id)));
+  }
+
+  /** Takes the merchant live; the first activation issues a {@code sk_live_} key. */
+  @Post("/merchants/{id}/activate")
+  public MerchantJson activate(String id) {
+    return MerchantJson.of(accounts.activate(merchantId(id)));
+  }
+
+  /** Every key of the merchant is answered 403 {@code merchant_inactive} afterwards. */
+  @Post("/merchants/{id}/deactivate")
+  public MerchantJson deactivate(String id) {
+    return MerchantJson.of(accounts.deactivate(merchantId(id)));
+  }
+
+  @Post("/merchants/{id}/reactivate")
+  public MerchantJson reactivate(String id) {
+    return MerchantJson.of(accounts.reactivate(merchantId(id)));
+  }
+
+  /**
+   * {@code {environment, scopes, rate_limit_per_minute?}} → 201 key with its secret. Several active
+   * keys per environment are allowed, so keys rotate without downtime.
+   */
+  @Post("/merchants/{id}/api_keys")
+  public HttpResponse<ApiKeyJson> createKey(String id, @Nullable @Body JsonNode json) {
+    Fields body = Fields.of(json).allowOnly("environment", "scopes", "rate_limit_per_minute");
+    String environment =
+        body.has("environment") ? body.optionalEnum("environment", ENVIRONMENTS) : null;
+    if (!body.has("environment")) {
+      body.issue("environment", "is required");
+    }
+    Set<String> scopes = body.optionalStringSet("scopes", Scopes.KNOWN);
+    if (!body.has("scopes")) {
+      body.issue("scopes", "is required");
+    } else if (scopes != null && scopes.isEmpty()) {
+      body.issue("scopes", "must name at least one scope");
+    }
+    Integer perMinute = body.optionalInteger("rate_limit_per_minute", 1, 1_000_000);
+    body.validate();
+    KeyView key = accounts.createKey(merchantId(id), environment, scopes, perMinute);
+    return HttpResponse.created(ApiKeyJson.of(key));
+  }
+
+  /** Afterwards the key is answered 401 {@code unauthenticated}. */
+  @Post("/api_keys/{id}/revoke")
+  public ApiKeyJson revoke(String id) {
+    return ApiKeyJson.of(accounts.revokeKey(keyId(id)));
+  }
+
+  /** {@code {rate_limit_per_minute}}: the key's override; null restores the default. */
+  @Post("/api_keys/{id}/rate_limit")
+  public ApiKeyJson rateLimit(String id, @Nullable @Body JsonNode json) {
+    Fields body = Fields.of(json).allowOnly("rate_limit_per_minute");
+    if (json == null || !json.has("rate_limit_per_minute")) {
+      body.issue("rate_limit_per_minute", "is required (null restores the default)");
+    }
+    Integer perMinute = body.optionalInteger("rate_limit_per_minute", 1, 1_000_000);
+    body.validate();
+    return ApiKeyJson.of(accounts.setRateLimit(keyId(id), perMinute));
+  }
+
+  private static String merchantId(String id) {
+    if (!IdType.MERCHANT.matches(id)) {
+      throw ApiException.notFound("merchant");
+    }
+    return id;
+  }
+
+  private static String keyId(String id) {
+    if (!IdType.API_KEY.matches(id)) {
+      throw ApiException.notFound("API key");
+    }
+    return id;
+  }
+
+  /** The merchant as the operator API shows it. */
+  public record MerchantJson(
+      String id,
+      String object,
+      String name,
+      String email,
+      String status,
+      boolean live,
+      long created,
+      java.util.List<ApiKeyJson> apiKeys) {
+
+    static MerchantJson of(MerchantView view) {
+      var merchant = view.merchant();
+      return new MerchantJson(
+          merchant.id(),
+          "merchant",
+          merchant.name(),
+          merchant.email(),
+          merchant.status(),
+          merchant.live(),
+          merchant.createdAt().getEpochSecond(),
+          view.keys().stream().map(ApiKeyJson::of).toList());
+    }
+  }
+
+  /** A key as the operator API shows it; {@code secret} only in the creating response. */
+  @com.fasterxml.jackson.annotation.JsonInclude(
+      com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+  public record ApiKeyJson(
+      String id,
+      String object,
+      String environment,
+      String secret,
+      String secretLast4,
+      java.util.List<String> scopes,
+      Integer rateLimitPerMinute,
+      long created,
+      Long revokedAt) {
+
+    static ApiKeyJson of(KeyView view) {
+      var key = view.key();
+      return new ApiKeyJson(
+          key.id(),
+          "api_key",
+          key.environment(),
+          view.secret(),
+          key.secretLast4(),
+          java.util.List.of(key.scopes()),
+          key.rateLimitPerMinute(),
+          key.createdAt().getEpochSecond(),
+          key.revokedAt() == null ? null : key.revokedAt().getEpochSecond());
+    }
+  }
+}

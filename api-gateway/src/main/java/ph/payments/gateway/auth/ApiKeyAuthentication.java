@@ -1,0 +1,139 @@
+package ph.payments.gateway.auth;
+
+import io.micronaut.context.annotation.Value;
+import io.micronaut.core.annotation.Nullable;
+import io.micronaut.core.annotation.Order;
+import io.micronaut.http.HttpRequest;
+import io.micronaut.http.HttpResponse;
+import io.micronaut.http.HttpStatus;
+import io.micronaut.http.annotation.RequestFilter;
+import io.micronaut.http.annotation.ServerFilter;
+import io.micronaut.scheduling.TaskExecutors;
+import io.micronaut.scheduling.annotation.ExecuteOn;
+import io.micronaut.web.router.RouteAttributes;
+import io.micronaut.web.router.RouteMatch;
+import java.security.MessageDigest;
+import java.util.Optional;
+import ph.payments.gateway.merchants.ApiKeyRepository;
+import ph.payments.gateway.merchants.ApiKeyRow;
+import ph.payments.gateway.merchants.ApiKeySecrets;
+import ph.payments.gateway.merchants.MerchantRepository;
+import ph.payments.gateway.merchants.MerchantRow;
+import ph.payments.gateway.merchants.Scopes;
+import ph.payments.platform.errors.ErrorCode;
+import ph.payments.platform.errors.ErrorEnvelope;
+import ph.payments.platform.ids.IdType;
+
+/**
+ * Authenticates every {@code /v1} request by its bearer API key (SPEC part 5) and stores the {@link
+ * MerchantContext}. In this order:
+ *
+ * <ol>
+ *   <li>missing, malformed, unknown or revoked key → 401 {@code unauthenticated};
+ *   <li>merchant deactivated → 403 {@code merchant_inactive};
+ *   <li>live key of a merchant not yet live → 403 {@code merchant_not_live};
+ *   <li>sandbox-only route with a live key → 404 {@code not_found};
+ *   <li>key without the route's scope → 403 {@code insufficient_scope}.
+ * </ol>
+ *
+ * The key is found by its keyed hash through a unique index (no scan). With {@code
+ * X-Service-Key-Id} the key is read by id instead and its hash compared in constant time, so a
+ * wrong hint never authenticates anything. Secrets are never logged.
+ */
+@ServerFilter("/v1/**")
+@Order(AuthOrder.AUTHENTICATION)
+public class ApiKeyAuthentication {
+
+  public static final String KEY_ID_HEADER = "X-Service-Key-Id";
+  private static final String BEARER = "Bearer ";
+
+  private final ApiKeyRepository keys;
+  private final MerchantRepository merchants;
+  private final ApiKeySecrets secrets;
+  private final int defaultRateLimit;
+
+  public ApiKeyAuthentication(
+      ApiKeyRepository keys,
+      MerchantRepository merchants,
+      ApiKeySecrets secrets,
+      @Value("${gateway.rate-limit.per-minute:100}") int defaultRateLimit) {
+    this.keys = keys;
+    this.merchants = merchants;
+    this.secrets = secrets;
+    this.defaultRateLimit = defaultRateLimit;
+  }
+
+  @RequestFilter
+  @ExecuteOn(TaskExecutors.BLOCKING)
+  @Nullable
+  public HttpResponse<?> authenticate(HttpRequest<?> request) {
+    String authorization = request.getHeaders().get("Authorization");
+    if (authorization == null || !authorization.startsWith(BEARER)) {
+      return unauthenticated("Provide your API key as 'Authorization: Bearer sk_…'.");
+    }
+    String secret = authorization.substring(BEARER.length()).strip();
+    String environment = ApiKeySecrets.environmentOf(secret);
+    if (environment == null || secret.length() > 200) {
+      return unauthenticated("Invalid API key.");
+    }
+    byte[] hash = secrets.hash(secret);
+    Optional<ApiKeyRow> found = findKey(request.getHeaders().get(KEY_ID_HEADER), hash);
+    if (found.isEmpty()
+        || found.get().isRevoked()
+        || !found.get().environment().equals(environment)) {
+      return unauthenticated("Invalid API key.");
+    }
+    ApiKeyRow key = found.get();
+    MerchantRow merchant = merchants.findById(key.merchantId()).orElse(null);
+    if (merchant == null) {
+      return unauthenticated("Invalid API key.");
+    }
+    if (!merchant.isActive()) {
+      return error(ErrorCode.MERCHANT_INACTIVE, "This merchant account is deactivated.");
+    }
+    if ("live".equals(environment) && !merchant.live()) {
+      return error(
+          ErrorCode.MERCHANT_NOT_LIVE,
+          "This merchant is not activated for live payments yet; use a sk_test_ key.");
+    }
+
+    RouteMatch<?> route = RouteAttributes.getRouteMatch(request).orElse(null);
+    if (route == null) {
+      return null; // unknown route: the router answers 404 in the envelope
+    }
+    if ("live".equals(environment)
+        && route.getAnnotationMetadata().hasAnnotation(TestModeOnly.class)) {
+      return error(ErrorCode.NOT_FOUND, "No such resource or route.");
+    }
+    Optional<String> scope = route.getAnnotationMetadata().stringValue(RequiresScope.class);
+    if (scope.isEmpty() || !Scopes.grants(key.scopeSet(), scope.get())) {
+      return error(
+          ErrorCode.INSUFFICIENT_SCOPE,
+          "This API key lacks the scope " + scope.orElse("(undeclared)") + ".");
+    }
+    int limit = key.rateLimitPerMinute() != null ? key.rateLimitPerMinute() : defaultRateLimit;
+    request.setAttribute(
+        MerchantContext.ATTRIBUTE,
+        new MerchantContext(merchant.id(), environment, key.id(), key.scopeSet(), limit));
+    return null;
+  }
+
+  private Optional<ApiKeyRow> findKey(@Nullable String keyIdHint, byte[] hash) {
+    if (keyIdHint == null) {
+      return keys.findBySecretHash(hash);
+    }
+    if (!IdType.API_KEY.matches(keyIdHint)) {
+      return Optional.empty();
+    }
+    return keys.findById(keyIdHint).filter(key -> MessageDigest.isEqual(key.secretHash(), hash));
+  }
+
+  private static HttpResponse<?> unauthenticated(String message) {
+    return error(ErrorCode.UNAUTHENTICATED, message);
+  }
+
+  static HttpResponse<ErrorEnvelope> error(ErrorCode code, String message) {
+    return HttpResponse.<ErrorEnvelope>status(HttpStatus.valueOf(code.httpStatus()))
+        .body(ErrorEnvelope.of(code, message));
+  }
+}
