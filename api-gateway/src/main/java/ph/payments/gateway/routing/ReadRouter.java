@@ -1,0 +1,111 @@
+package ph.payments.gateway.routing;
+
+import io.micronaut.context.env.Environment;
+import io.micronaut.http.HttpRequest;
+import io.micronaut.http.HttpResponse;
+import io.micronaut.http.HttpStatus;
+import io.micronaut.http.MediaType;
+import io.micronaut.http.MutableHttpRequest;
+import io.micronaut.http.client.HttpClient;
+import io.micronaut.http.client.HttpClientConfiguration;
+import io.micronaut.http.client.exceptions.HttpClientResponseException;
+import io.micronaut.http.client.exceptions.HttpClientException;
+import io.micronaut.http.uri.UriBuilder;
+import jakarta.annotation.PreDestroy;
+import jakarta.inject.Singleton;
+import java.net.URL;
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import ph.payments.gateway.auth.MerchantContext;
+import ph.payments.platform.errors.ApiException;
+import ph.payments.platform.micronaut.InternalHeaders;
+
+/**
+ * Forwards a merchant's read to the service that owns the resource: the path and the allowed
+ * query parameters go through; the merchant and environment are taken from the API key (headers
+ * the owner trusts because of the internal token), and anything the client sent in their place
+ * is dropped. The owner's status and body come back unchanged: owners answer in the same error
+ * envelope, including 401 for a resource of the other environment.
+ */
+@Singleton
+public class ReadRouter {
+
+  private static final Logger log = LoggerFactory.getLogger(ReadRouter.class);
+  private static final Duration RETRY_AFTER = Duration.ofSeconds(1);
+
+  private final Map<Owner, HttpClient> clients = new EnumMap<>(Owner.class);
+  private final String internalToken;
+
+  public ReadRouter(Environment environment, HttpClientConfiguration configuration) {
+    this.internalToken = environment.getProperty("internal.token", String.class).orElse("");
+    for (Owner owner : Owner.values()) {
+      String url =
+          environment
+              .getProperty(owner.urlProperty(), String.class)
+              .orElseThrow(() -> new IllegalStateException(owner.urlProperty() + " is not set"));
+      try {
+        clients.put(owner, HttpClient.create(new URL(url), configuration));
+      } catch (java.net.MalformedURLException e) {
+        throw new IllegalStateException(owner.urlProperty() + " is not a URL: " + url, e);
+      }
+    }
+  }
+
+  /**
+   * GETs {@code path} from {@code owner} for the caller, passing on only the query parameters in
+   * {@code allowedQuery}.
+   *
+   * @throws ApiException 503 {@code internal_error} with {@code Retry-After} when the owner cannot
+   *     be reached
+   */
+  public HttpResponse<String> get(
+      HttpRequest<?> request,
+      MerchantContext caller,
+      Owner owner,
+      String path,
+      Set<String> allowedQuery) {
+    UriBuilder uri = UriBuilder.of(path);
+    request
+        .getParameters()
+        .forEach(
+            (name, values) -> {
+              if (allowedQuery.contains(name)) {
+                uri.queryParam(name, values.toArray());
+              }
+            });
+    MutableHttpRequest<?> forward =
+        HttpRequest.GET(uri.build().toString())
+            .header(InternalHeaders.TOKEN, internalToken)
+            .header(InternalHeaders.MERCHANT_ID, caller.merchantId())
+            .header(InternalHeaders.ENVIRONMENT, caller.environment())
+            .accept(MediaType.APPLICATION_JSON_TYPE);
+    try {
+      HttpResponse<String> answer = clients.get(owner).toBlocking().exchange(forward, String.class);
+      return relay(answer.getStatus(), answer.getBody().orElse(""));
+    } catch (HttpClientResponseException e) {
+      if (e.getStatus().getCode() >= 500) {
+        log.warn("{} answered {} for {}", owner, e.getStatus().getCode(), path);
+      }
+      return relay(e.getStatus(), e.getResponse().getBody(String.class).orElse(""));
+    } catch (HttpClientException e) {
+      log.warn("{} unreachable for {}: {}", owner, path, e.getMessage());
+      throw ApiException.unavailable(
+          "A service behind the gateway is unavailable. Please retry.", RETRY_AFTER);
+    }
+  }
+
+  private static HttpResponse<String> relay(HttpStatus status, String body) {
+    return HttpResponse.<String>status(status)
+        .contentType(MediaType.APPLICATION_JSON_TYPE)
+        .body(body);
+  }
+
+  @PreDestroy
+  void close() {
+    clients.values().forEach(HttpClient::close);
+  }
+}
