@@ -5,7 +5,13 @@ import io.micronaut.http.HttpRequest;
 import io.micronaut.http.annotation.Controller;
 import io.micronaut.http.annotation.Get;
 import io.micronaut.http.annotation.Post;
+import com.fasterxml.jackson.databind.JsonNode;
+import io.micronaut.core.annotation.Nullable;
+import io.micronaut.http.annotation.Body;
+import java.math.BigDecimal;
 import java.util.Map;
+import ph.payments.gateway.web.Fields;
+import ph.payments.gateway.web.ListParams;
 import ph.payments.gateway.auth.MerchantContext;
 import ph.payments.gateway.auth.RequiresScope;
 import ph.payments.gateway.auth.TestModeOnly;
@@ -35,6 +41,28 @@ public class ProbeRoutes {
   @RequiresScope("payments:write")
   public Map<String, Object> sandbox(HttpRequest<?> request) {
     return describe(MerchantContext.of(request));
+  }
+
+  @Get("/list")
+  @RequiresScope("payments:read")
+  public Map<String, Object> list(HttpRequest<?> request) {
+    ListParams params = ListParams.from(request);
+    return Map.of(
+        "limit", params.limit(),
+        "starting_after", String.valueOf(params.startingAfter()));
+  }
+
+  @Post("/body")
+  @RequiresScope("payments:write")
+  public Map<String, Object> body(@Nullable @Body JsonNode json) {
+    Fields body = Fields.of(json).allowOnly("amount", "currency", "email", "url", "metadata");
+    body.requiredAmount("amount", new BigDecimal("0.01"), new BigDecimal("999999999999"));
+    body.currency("currency", "PHP");
+    body.optionalEmail("email");
+    body.optionalUri("url");
+    body.optionalObject("metadata");
+    body.validate();
+    return Map.of("valid", true);
   }
 
   @Get("/undeclared")
