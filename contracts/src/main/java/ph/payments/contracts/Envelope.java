@@ -2,6 +2,7 @@ package ph.payments.contracts;
 
 import java.time.Instant;
 import java.util.Arrays;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -14,12 +15,27 @@ import java.util.Objects;
  * @param key the aggregate or command id; decides the partition and so the order
  * @param time when the message was written to the outbox
  * @param payload JSON bytes
+ * @param attributes further routing facts that are not part of the payload, e.g. the merchant an
+ *     event belongs to ({@link #ATTRIBUTE_MERCHANT_ID}); travel as headers too
  */
-public record Envelope(String messageId, String type, String key, Instant time, byte[] payload) {
+public record Envelope(
+    String messageId,
+    String type,
+    String key,
+    Instant time,
+    byte[] payload,
+    Map<String, String> attributes) {
 
   public static final String HEADER_MESSAGE_ID = "message-id";
   public static final String HEADER_TYPE = "message-type";
   public static final String HEADER_TIME = "message-time";
+
+  /** Attribute naming the merchant ({@code mer_…}) an event or command belongs to. */
+  public static final String ATTRIBUTE_MERCHANT_ID = "merchant-id";
+
+  public Envelope(String messageId, String type, String key, Instant time, byte[] payload) {
+    this(messageId, type, key, time, payload, Map.of());
+  }
 
   public Envelope {
     Objects.requireNonNull(messageId, "messageId");
@@ -27,6 +43,12 @@ public record Envelope(String messageId, String type, String key, Instant time, 
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(time, "time");
     Objects.requireNonNull(payload, "payload");
+    attributes = attributes == null ? Map.of() : Map.copyOf(attributes);
+  }
+
+  /** An attribute's value, or null. */
+  public String attribute(String name) {
+    return attributes.get(name);
   }
 
   @Override
@@ -36,12 +58,13 @@ public record Envelope(String messageId, String type, String key, Instant time, 
         && type.equals(that.type)
         && key.equals(that.key)
         && time.equals(that.time)
-        && Arrays.equals(payload, that.payload);
+        && Arrays.equals(payload, that.payload)
+        && attributes.equals(that.attributes);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(messageId, type, key, time, Arrays.hashCode(payload));
+    return Objects.hash(messageId, type, key, time, Arrays.hashCode(payload), attributes);
   }
 
   @Override

@@ -2,6 +2,8 @@ package ph.payments.platform.kafka;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.Header;
@@ -12,11 +14,15 @@ import ph.payments.contracts.Envelope;
 /** Maps {@link Envelope} to and from Kafka records: payload as value, the rest as headers. */
 public final class KafkaEnvelopes {
 
+  /** Envelope attributes travel as headers with this prefix. */
+  public static final String ATTRIBUTE_PREFIX = "attr-";
+
   public static ProducerRecord<String, byte[]> toRecord(String topic, Envelope envelope) {
     Headers headers = new RecordHeaders();
     headers.add(Envelope.HEADER_MESSAGE_ID, utf8(envelope.messageId()));
     headers.add(Envelope.HEADER_TYPE, utf8(envelope.type()));
     headers.add(Envelope.HEADER_TIME, utf8(envelope.time().toString()));
+    envelope.attributes().forEach((name, value) -> headers.add(ATTRIBUTE_PREFIX + name, utf8(value)));
     return new ProducerRecord<>(topic, null, envelope.key(), envelope.payload(), headers);
   }
 
@@ -26,12 +32,21 @@ public final class KafkaEnvelopes {
    */
   public static Envelope fromRecord(ConsumerRecord<String, byte[]> record) {
     Headers headers = record.headers();
+    Map<String, String> attributes = new HashMap<>();
+    for (Header header : headers) {
+      if (header.key().startsWith(ATTRIBUTE_PREFIX)) {
+        attributes.put(
+            header.key().substring(ATTRIBUTE_PREFIX.length()),
+            new String(header.value(), StandardCharsets.UTF_8));
+      }
+    }
     return new Envelope(
         header(headers, Envelope.HEADER_MESSAGE_ID),
         header(headers, Envelope.HEADER_TYPE),
         record.key(),
         Instant.parse(header(headers, Envelope.HEADER_TIME)),
-        record.value());
+        record.value(),
+        attributes);
   }
 
   private static String header(Headers headers, String name) {

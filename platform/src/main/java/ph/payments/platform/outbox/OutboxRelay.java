@@ -58,7 +58,7 @@ public final class OutboxRelay implements AutoCloseable {
   private static final Pattern CHANNEL = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
 
   private static final String SELECT_PENDING =
-      "SELECT id, message_id, topic, message_key, message_type, payload, created_at"
+      "SELECT id, message_id, topic, message_key, message_type, payload, created_at, attributes"
           + " FROM outbox WHERE published_at IS NULL ORDER BY id LIMIT ?";
   private static final String MARK_PUBLISHED =
       "UPDATE outbox SET published_at = ?, last_attempt_at = ?, attempts = attempts + 1,"
@@ -317,7 +317,8 @@ public final class OutboxRelay implements AutoCloseable {
                   rs.getString("message_type"),
                   rs.getString("message_key"),
                   rs.getTimestamp("created_at").toInstant(),
-                  rs.getBytes("payload"));
+                  rs.getBytes("payload"),
+                  attributes(rs.getString("attributes")));
           rows.add(new PendingRow(rs.getLong("id"), rs.getString("topic"), envelope));
         }
       }
@@ -401,6 +402,12 @@ public final class OutboxRelay implements AutoCloseable {
     } catch (InterruptedException e) {
       // close() interrupts; the loop condition decides.
     }
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Map<String, String> attributes(String json) {
+    return json == null ? Map.of() : ph.payments.platform.json.Json.fromBytes(
+        json.getBytes(java.nio.charset.StandardCharsets.UTF_8), Map.class);
   }
 
   private static String abbreviate(String error) {

@@ -5,6 +5,7 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.time.Clock;
+import ph.payments.platform.json.Json;
 import ph.payments.platform.tx.Transactions;
 
 /**
@@ -18,8 +19,8 @@ import ph.payments.platform.tx.Transactions;
 public final class OutboxWriter {
 
   private static final String INSERT =
-      "INSERT INTO outbox (message_id, topic, message_key, message_type, payload, created_at)"
-          + " VALUES (?, ?, ?, ?, ?, ?)";
+      "INSERT INTO outbox (message_id, topic, message_key, message_type, payload, created_at,"
+          + " attributes) VALUES (?, ?, ?, ?, ?, ?, ?::json)";
 
   private final Clock clock;
   private final String channel;
@@ -44,6 +45,7 @@ public final class OutboxWriter {
       insert.setString(4, message.type());
       insert.setBytes(5, message.payload());
       insert.setTimestamp(6, Timestamp.from(clock.instant()));
+      insert.setString(7, message.attributes().isEmpty() ? null : Json.toText(message.attributes()));
       insert.executeUpdate();
     }
     // Identical notifications in one transaction are folded into one by PostgreSQL.

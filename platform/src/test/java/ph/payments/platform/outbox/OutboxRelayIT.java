@@ -62,7 +62,14 @@ class OutboxRelayIT {
   void aCommittedRowIsPublishedExactlyOnce() throws Exception {
     OutboxRelay.Settings settings = Fixtures.settings("committed");
     String topic = Fixtures.uniqueTopic("committed");
-    OutboxMessage message = OutboxMessage.of(topic, "pay_1", "test.committed", bytes("{\"n\":1}"));
+    OutboxMessage message =
+        new OutboxMessage(
+            "msg_committed_" + System.nanoTime(),
+            topic,
+            "pay_1",
+            "test.committed",
+            bytes("{\"n\":1}"),
+            Map.of(Envelope.ATTRIBUTE_MERCHANT_ID, "mer_1"));
     write(settings, message);
 
     try (OutboxRelay relay =
@@ -79,6 +86,7 @@ class OutboxRelayIT {
     assertEquals("pay_1", received.key());
     assertEquals("test.committed", received.type());
     assertEquals("{\"n\":1}", new String(received.payload(), StandardCharsets.UTF_8));
+    assertEquals("mer_1", received.attribute(Envelope.ATTRIBUTE_MERCHANT_ID));
   }
 
   @Test
