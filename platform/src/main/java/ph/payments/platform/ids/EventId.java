@@ -1,7 +1,8 @@
 package ph.payments.platform.ids;
 
 /**
- * An event of the canonical event log; its body encodes the log sequence, so ids sort as the log.
+ * An event of the canonical event log. Its body encodes the event's position, (writing
+ * transaction, sequence), so event ids sort exactly as the log lists events.
  */
 public record EventId(String value) implements TypedId {
 
@@ -9,8 +10,12 @@ public record EventId(String value) implements TypedId {
     IdType.EVENT.parse(value);
   }
 
-  public static EventId ofSequence(long sequence) {
-    return new EventId(IdType.eventId(sequence));
+  public static EventId of(long transactionId, long sequence) {
+    return new EventId(IdType.eventId(transactionId, sequence));
+  }
+
+  public long transactionId() {
+    return IdType.eventTransaction(value);
   }
 
   public long sequence() {

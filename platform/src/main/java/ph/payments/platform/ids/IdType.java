@@ -21,7 +21,7 @@ public enum IdType {
   PAYMENT("pay"),
   REFUND("re"),
   PAYOUT("po"),
-  EVENT("evt", SequenceIds.LENGTH),
+  EVENT("evt", 2 * SequenceIds.LENGTH),
   WEBHOOK_ENDPOINT("whe"),
   CUSTOMER("cus"),
   PRODUCT("prd"),
@@ -57,14 +57,21 @@ public enum IdType {
     return prefix + '_' + TimeOrderedIds.next();
   }
 
-  /** The event id for a position in the event log. */
-  public static String eventId(long sequence) {
-    return EVENT.prefix + '_' + SequenceIds.encode(sequence);
+  /** The event id for a position in the event log: writing transaction, then sequence. */
+  public static String eventId(long transactionId, long sequence) {
+    return EVENT.prefix + '_' + SequenceIds.encode(transactionId) + SequenceIds.encode(sequence);
   }
 
-  /** The event log position an event id stands for. */
+  /** The writing transaction an event id stands for. */
+  public static long eventTransaction(String eventId) {
+    String body = EVENT.parse(eventId).substring(EVENT.prefix.length() + 1);
+    return SequenceIds.decode(body.substring(0, SequenceIds.LENGTH));
+  }
+
+  /** The log sequence an event id stands for. */
   public static long eventSequence(String eventId) {
-    return SequenceIds.decode(EVENT.parse(eventId).substring(EVENT.prefix.length() + 1));
+    String body = EVENT.parse(eventId).substring(EVENT.prefix.length() + 1);
+    return SequenceIds.decode(body.substring(SequenceIds.LENGTH));
   }
 
   /** True when {@code id} is a well-formed id of this kind. */

@@ -78,12 +78,16 @@ class IdsTest {
   }
 
   @Test
-  void eventIdsFollowTheSequenceAndRoundTrip() {
-    long[] sequences = {0, 1, 31, 32, 1_000_000, Long.MAX_VALUE - 1, Long.MAX_VALUE};
+  void eventIdsSortByTransactionThenSequenceAndRoundTrip() {
+    long[][] positions = {
+      {0, 0}, {0, 1}, {0, 32}, {1, 0}, {1, 5}, {31, 0}, {32, 0}, {1_000_000, 7},
+      {Long.MAX_VALUE - 1, 0}, {Long.MAX_VALUE, Long.MAX_VALUE}
+    };
     String previous = null;
-    for (long sequence : sequences) {
-      EventId id = EventId.ofSequence(sequence);
-      assertEquals(sequence, id.sequence());
+    for (long[] position : positions) {
+      EventId id = EventId.of(position[0], position[1]);
+      assertEquals(position[0], id.transactionId());
+      assertEquals(position[1], id.sequence());
       assertTrue(id.value().startsWith("evt_"));
       if (previous != null) {
         assertTrue(previous.compareTo(id.value()) < 0, previous + " < " + id.value());
@@ -92,6 +96,7 @@ class IdsTest {
     }
     assertThrows(IllegalStateException.class, IdType.EVENT::generate);
     assertThrows(InvalidIdException.class, () -> new EventId(IdType.PAYMENT.generate()));
-    assertThrows(IllegalArgumentException.class, () -> IdType.eventSequence("evt_zzzzzzzzzzzzz"));
+    assertThrows(
+        IllegalArgumentException.class, () -> IdType.eventSequence("evt_" + "z".repeat(26)));
   }
 }

@@ -1,0 +1,217 @@
+package ph.payments.payments.events;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import jakarta.inject.Singleton;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import ph.payments.contracts.Envelope;
+import ph.payments.contracts.Topics;
+import ph.payments.platform.ids.EventId;
+import ph.payments.platform.ids.IdType;
+import ph.payments.platform.json.Json;
+import ph.payments.platform.outbox.OutboxMessage;
+import ph.payments.platform.outbox.OutboxWriter;
+import ph.payments.platform.tx.Transactions;
+
+/**
+ * The canonical event log (SPEC part 6). An event is appended in the transaction of the state
+ * change it announces, together with its outbox row, so it is published (and delivered by
+ * webhooks) exactly as stored.
+ *
+ * <p><b>Gap-free reading.</b> Transactions commit in another order than they take sequence
+ * numbers: a reader that listed event 51 while the transaction holding 50 was still open would
+ * skip 50 forever. So the log is ordered by (writing transaction id, sequence), and {@link #list}
+ * returns only events whose transaction is older than the oldest transaction still in flight
+ * ({@code pg_snapshot_xmin}). Every such transaction has ended, and any event written from now on
+ * belongs to a transaction at or after that horizon: it sorts after everything listed. Event ids
+ * encode (transaction, sequence), so they sort exactly in list order.
+ */
+@Singleton
+public class EventLog {
+
+  private static final String INSERT =
+      "INSERT INTO events (txid, seq, type, merchant_id, environment, resource_type,"
+          + " resource_id, created_at, body) VALUES (?::xid8, ?, ?, ?, ?, ?, ?, ?, ?)";
+  private static final String VISIBLE = "txid < pg_snapshot_xmin(pg_current_snapshot())";
+
+  private final OutboxWriter outbox;
+  private final Clock clock;
+
+  public EventLog(OutboxWriter outbox, Clock clock) {
+    this.outbox = outbox;
+    this.clock = clock;
+  }
+
+  /** Who the event belongs to and which resource changed. */
+  public record Subject(
+      String merchantId, String environment, String resourceType, String resourceId, String key) {}
+
+  /** One page of events, ascending. */
+  public record Page(List<byte[]> events, boolean hasMore) {}
+
+  /**
+   * Appends {@code type} with {@code resource} as its {@code data.object}, and queues it for
+   * publishing with the subject's key (the aggregate that orders it).
+   *
+   * @return the stored event body, as webhooks will deliver it
+   */
+  public byte[] append(Connection connection, Subject subject, String type, JsonNode resource)
+      throws SQLException {
+    Transactions.requireTransaction(connection);
+    long txid;
+    long seq;
+    // pg_current_xact_id() gives this transaction its id now if it has none yet.
+    try (PreparedStatement next =
+            connection.prepareStatement(
+                "SELECT pg_current_xact_id()::text::bigint, nextval('events_seq')");
+        ResultSet rs = next.executeQuery()) {
+      rs.next();
+      txid = rs.getLong(1);
+      seq = rs.getLong(2);
+    }
+    Instant now = clock.instant();
+    String id = EventId.of(txid, seq).value();
+    ObjectNode event = Json.mapper().createObjectNode();
+    event.put("id", id);
+    event.put("object", "event");
+    event.put("type", type);
+    event.put("environment", subject.environment());
+    event.put("created", now.getEpochSecond());
+    event.putObject("data").set("object", resource);
+    byte[] body = Json.toBytes(event);
+
+    try (PreparedStatement insert = connection.prepareStatement(INSERT)) {
+      insert.setString(1, Long.toString(txid));
+      insert.setLong(2, seq);
+      insert.setString(3, type);
+      insert.setString(4, subject.merchantId());
+      insert.setString(5, subject.environment());
+      insert.setString(6, subject.resourceType());
+      insert.setString(7, subject.resourceId());
+      insert.setTimestamp(8, Timestamp.from(now));
+      insert.setBytes(9, body);
+      insert.executeUpdate();
+    }
+    outbox.append(
+        connection,
+        new OutboxMessage(
+            id,
+            Topics.EVENTS,
+            subject.key(),
+            type,
+            body,
+            Map.of(Envelope.ATTRIBUTE_MERCHANT_ID, subject.merchantId())));
+    return body;
+  }
+
+  /**
+   * Events of a merchant's environment after {@code startingAfter} (an event id, or null), oldest
+   * first, optionally of one type. Never returns an event that a still-open transaction could
+   * precede.
+   */
+  public Page list(
+      Connection connection,
+      String merchantId,
+      String environment,
+      String type,
+      String startingAfter,
+      int limit)
+      throws SQLException {
+    long afterTxid = startingAfter == null ? -1 : IdType.eventTransaction(startingAfter);
+    long afterSeq = startingAfter == null ? -1 : IdType.eventSequence(startingAfter);
+    String sql =
+        "SELECT body FROM events WHERE merchant_id = ? AND environment = ?"
+            + " AND (txid, seq) > (?::text::xid8, ?)"
+            + (type == null ? "" : " AND type = ?")
+            + " AND "
+            + VISIBLE
+            + " ORDER BY txid, seq LIMIT ?";
+    List<byte[]> events = new ArrayList<>();
+    try (PreparedStatement select = connection.prepareStatement(sql)) {
+      int i = 1;
+      select.setString(i++, merchantId);
+      select.setString(i++, environment);
+      select.setString(i++, Long.toString(Math.max(afterTxid, 0)));
+      select.setLong(i++, afterTxid < 0 ? -1 : afterSeq);
+      if (type != null) {
+        select.setString(i++, type);
+      }
+      select.setInt(i, limit + 1);
+      try (ResultSet rs = select.executeQuery()) {
+        while (rs.next()) {
+          events.add(rs.getBytes(1));
+        }
+      }
+    }
+    boolean hasMore = events.size() > limit;
+    return new Page(hasMore ? events.subList(0, limit) : events, hasMore);
+  }
+
+
+  /** The event body if it belongs to the merchant's environment. */
+  public Optional<byte[]> find(
+      Connection connection, String merchantId, String environment, String eventId)
+      throws SQLException {
+    if (!IdType.EVENT.matches(eventId)) {
+      return Optional.empty();
+    }
+    try (PreparedStatement select =
+        connection.prepareStatement(
+            "SELECT body FROM events WHERE txid = ?::text::xid8 AND seq = ?"
+                + " AND merchant_id = ? AND environment = ?")) {
+      select.setString(1, Long.toString(IdType.eventTransaction(eventId)));
+      select.setLong(2, IdType.eventSequence(eventId));
+      select.setString(3, merchantId);
+      select.setString(4, environment);
+      try (ResultSet rs = select.executeQuery()) {
+        return rs.next() ? Optional.of(rs.getBytes(1)) : Optional.empty();
+      }
+    }
+  }
+
+  /** Whether the merchant has this event in the other environment (answered 401, not 404). */
+  public boolean existsInOtherEnvironment(
+      Connection connection, String merchantId, String environment, String eventId)
+      throws SQLException {
+    if (!IdType.EVENT.matches(eventId)) {
+      return false;
+    }
+    try (PreparedStatement select =
+        connection.prepareStatement(
+            "SELECT 1 FROM events WHERE txid = ?::text::xid8 AND seq = ?"
+                + " AND merchant_id = ? AND environment <> ?")) {
+      select.setString(1, Long.toString(IdType.eventTransaction(eventId)));
+      select.setLong(2, IdType.eventSequence(eventId));
+      select.setString(3, merchantId);
+      select.setString(4, environment);
+      try (ResultSet rs = select.executeQuery()) {
+        return rs.next();
+      }
+    }
+  }
+
+  /** A resource's timeline, oldest first (for {@code expand=events}). */
+  public List<byte[]> forResource(Connection connection, String resourceId) throws SQLException {
+    List<byte[]> events = new ArrayList<>();
+    try (PreparedStatement select =
+        connection.prepareStatement("SELECT body FROM events WHERE resource_id = ? ORDER BY txid, seq")) {
+      select.setString(1, resourceId);
+      try (ResultSet rs = select.executeQuery()) {
+        while (rs.next()) {
+          events.add(rs.getBytes(1));
+        }
+      }
+    }
+    return events;
+  }
+}

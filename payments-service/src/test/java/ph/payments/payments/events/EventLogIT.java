@@ -1,0 +1,241 @@
+package ph.payments.payments.events;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.flywaydb.core.Flyway;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import ph.payments.platform.json.Json;
+import ph.payments.platform.outbox.OutboxWriter;
+import ph.payments.platform.tx.JdbcTransactions;
+import ph.payments.platform.tx.Transactions;
+import ph.payments.testkit.TestDatabase;
+
+/**
+ * The reconciliation poll of SPEC part 6 against real PostgreSQL: writers that commit out of
+ * sequence order never make a poller skip or repeat an event.
+ */
+class EventLogIT {
+
+  private static TestDatabase database;
+  private static Transactions transactions;
+  private static EventLog log;
+
+  @BeforeAll
+  static void migrate() {
+    database = TestDatabase.create("event_log");
+    Flyway.configure()
+        .dataSource(database.dataSource())
+        .locations("classpath:db/platform", "classpath:db/migration")
+        .outOfOrder(true)
+        .load()
+        .migrate();
+    transactions = new JdbcTransactions(database.dataSource());
+    log = new EventLog(new OutboxWriter(Clock.systemUTC(), "outbox_events_it"), Clock.systemUTC());
+  }
+
+  @AfterAll
+  static void drop() {
+    database.close();
+  }
+
+  @Test
+  void eightWritersCommittingOutOfOrderNeverMakeThePollerSkipOrRepeat() throws Exception {
+    String merchant = "mer_" + "0".repeat(25) + "1";
+    int writers = 8;
+    int eventsPerWriter = 60;
+    int total = writers * eventsPerWriter;
+    AtomicBoolean writing = new AtomicBoolean(true);
+    ExecutorService pool = Executors.newFixedThreadPool(writers + 1);
+    CountDownLatch start = new CountDownLatch(1);
+    List<Future<?>> writes = new ArrayList<>();
+    for (int w = 0; w < writers; w++) {
+      int writer = w;
+      writes.add(
+          pool.submit(
+              () -> {
+                start.await();
+                for (int n = 0; n < eventsPerWriter; n++) {
+                  String resource = "pay_w" + writer + "_" + n;
+                  transactions.inTransaction(
+                      connection -> {
+                        log.append(
+                            connection,
+                            new EventLog.Subject(merchant, "test", "payment", resource, resource),
+                            "payment.succeeded",
+                            Json.mapper().createObjectNode().put("id", resource));
+                        // Hold the transaction open for a random while, so later sequence
+                        // numbers routinely commit before earlier ones.
+                        sleepMillis(ThreadLocalRandom.current().nextInt(0, 15));
+                        return null;
+                      });
+                }
+                return null;
+              }));
+    }
+
+    // The poller: keep the highest processed id, ask for the next page, follow has_more.
+    Future<List<String>> poller =
+        pool.submit(
+            () -> {
+              List<String> seen = new ArrayList<>();
+              start.await();
+              long giveUpAt = Long.MAX_VALUE;
+              while (true) {
+                // After the writers finish, visibility can still trail (any open transaction on
+                // the server holds it back); a skipped event would never show up at all.
+                if (!writing.get() && giveUpAt == Long.MAX_VALUE) {
+                  giveUpAt = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+                }
+                boolean done = seen.size() >= total || System.nanoTime() > giveUpAt;
+                EventLog.Page page =
+                    transactions.inTransaction(
+                        c -> log.list(c, merchant, "test", null, seenLast(seen), 100));
+                for (byte[] body : page.events()) {
+                  seen.add(Json.tree(body).get("id").asText());
+                }
+                if (!page.hasMore()) {
+                  if (done) {
+                    // One more look: nothing beyond the expected events may appear.
+                    EventLog.Page extra =
+                        transactions.inTransaction(
+                            c -> log.list(c, merchant, "test", null, seenLast(seen), 100));
+                    extra.events().forEach(b -> seen.add(Json.tree(b).get("id").asText()));
+                    return seen;
+                  }
+                  sleepMillis(5);
+                }
+              }
+            });
+
+    start.countDown();
+    for (Future<?> write : writes) {
+      write.get();
+    }
+    writing.set(false);
+    List<String> seen = poller.get();
+    pool.shutdown();
+
+    assertEquals(total, seen.size(), "every event seen");
+    assertEquals(seen.size(), new HashSet<>(seen).size(), "no event seen twice");
+    List<String> sorted = new ArrayList<>(seen);
+    sorted.sort(String::compareTo);
+    assertEquals(sorted, seen, "ids arrive in ascending order");
+  }
+
+  @Test
+  void anEventOfAnOpenTransactionIsNotListedUntilItCommits() throws Exception {
+    String merchant = "mer_" + "0".repeat(25) + "2";
+    CountDownLatch written = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    ExecutorService pool = Executors.newSingleThreadExecutor();
+    Future<?> slow =
+        pool.submit(
+            () ->
+                transactions.inTransaction(
+                    connection -> {
+                      log.append(
+                          connection,
+                          new EventLog.Subject(merchant, "test", "payment", "pay_slow", "pay_slow"),
+                          "payment.processing",
+                          Json.mapper().createObjectNode().put("id", "pay_slow"));
+                      written.countDown();
+                      await(release);
+                      return null;
+                    }));
+    written.await();
+    // A later event commits first.
+    transactions.inTransaction(
+        connection ->
+            log.append(
+                connection,
+                new EventLog.Subject(merchant, "test", "payment", "pay_fast", "pay_fast"),
+                "payment.processing",
+                Json.mapper().createObjectNode().put("id", "pay_fast")));
+    EventLog.Page before =
+        transactions.inTransaction(c -> log.list(c, merchant, "test", null, null, 100));
+    assertTrue(before.events().isEmpty(), "the later event waits for the earlier transaction");
+
+    release.countDown();
+    slow.get();
+    pool.shutdown();
+    EventLog.Page after =
+        transactions.inTransaction(c -> log.list(c, merchant, "test", null, null, 100));
+    assertEquals(2, after.events().size());
+    assertEquals("pay_slow", Json.tree(after.events().get(0)).at("/data/object/id").asText());
+    assertEquals("pay_fast", Json.tree(after.events().get(1)).at("/data/object/id").asText());
+    assertFalse(after.hasMore());
+  }
+
+  @Test
+  void theStoredEventIsTheEnvelopeOfSpecPartSix() {
+    String merchant = "mer_" + "0".repeat(25) + "3";
+    byte[] body =
+        transactions.inTransaction(
+            connection ->
+                log.append(
+                    connection,
+                    new EventLog.Subject(merchant, "live", "payment", "pay_env", "pay_env"),
+                    "payment.failed",
+                    Json.tree("{\"id\":\"pay_env\",\"object\":\"payment\",\"amount\":100.50}")));
+    JsonNode event = Json.tree(body);
+    assertTrue(event.get("id").asText().startsWith("evt_"));
+    assertEquals("event", event.get("object").asText());
+    assertEquals("payment.failed", event.get("type").asText());
+    assertEquals("live", event.get("environment").asText());
+    assertTrue(event.get("created").isIntegralNumber());
+    assertEquals("100.50", event.at("/data/object/amount").decimalValue().toPlainString());
+    List<String> fields = new ArrayList<>();
+    event.fieldNames().forEachRemaining(fields::add);
+    assertEquals(List.of("id", "object", "type", "environment", "created", "data"), fields);
+
+    byte[] found =
+        transactions.inTransaction(
+            c -> log.find(c, merchant, "live", event.get("id").asText()).orElseThrow());
+    assertEquals(new String(body), new String(found), "stored byte for byte");
+    boolean inOtherEnvironment =
+        transactions.inTransaction(
+            c -> log.existsInOtherEnvironment(c, merchant, "test", event.get("id").asText()));
+    assertTrue(inOtherEnvironment);
+    assertTrue(
+        transactions
+            .inTransaction(c -> log.find(c, merchant, "test", event.get("id").asText()))
+            .isEmpty());
+  }
+
+  private static String seenLast(List<String> seen) {
+    return seen.isEmpty() ? null : seen.get(seen.size() - 1);
+  }
+
+  private static void sleepMillis(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private static void await(CountDownLatch latch) {
+    try {
+      latch.await(Duration.ofSeconds(30).toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}
