@@ -1,0 +1,64 @@
+package ph.payments.payments.payments.application;
+
+import io.micronaut.context.annotation.Value;
+import jakarta.inject.Singleton;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.function.BiFunction;
+import ph.payments.payments.events.EventLog;
+import ph.payments.payments.payments.domain.Payment;
+import ph.payments.payments.payments.persistence.JdbcPayments;
+import ph.payments.payments.payments.web.PaymentJson;
+
+/**
+ * Applies a move to a payment and writes its event, in the caller's transaction: the new state,
+ * the event row and the event's outbox row commit together or not at all.
+ */
+@Singleton
+public class PaymentMoves {
+
+  private final JdbcPayments payments;
+  private final EventLog events;
+  private final Clock clock;
+  private final String publicBaseUrl;
+
+  public PaymentMoves(
+      JdbcPayments payments,
+      EventLog events,
+      Clock clock,
+      @Value("${payments.public-base-url}") String publicBaseUrl) {
+    this.payments = payments;
+    this.events = events;
+    this.clock = clock;
+    this.publicBaseUrl = publicBaseUrl;
+  }
+
+  /**
+   * @param locked the payment, locked by this transaction ({@link JdbcPayments#lock})
+   * @param move what to do, e.g. {@code Payment::succeeded}
+   * @return the move's outcome; a {@link Payment.Refused} changes nothing
+   */
+  public Payment.Move apply(
+      Connection connection, Payment locked, BiFunction<Payment, Instant, Payment.Move> move)
+      throws SQLException {
+    Payment.Move outcome = move.apply(locked, clock.instant());
+    if (outcome instanceof Payment.Moved moved) {
+      if (!payments.updateState(connection, moved.payment(), locked.status())) {
+        throw new IllegalStateException("payment " + locked.id() + " changed under its lock");
+      }
+      events.append(
+          connection,
+          new EventLog.Subject(
+              locked.merchantId(), locked.environment(), "payment", locked.id(), locked.id()),
+          moved.eventType(),
+          json(moved.payment()));
+    }
+    return outcome;
+  }
+
+  public com.fasterxml.jackson.databind.node.ObjectNode json(Payment payment) {
+    return PaymentJson.of(payment, publicBaseUrl);
+  }
+}

@@ -1,0 +1,216 @@
+package ph.payments.payments.providers.sandbox;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import ph.payments.payments.payments.domain.Payment;
+import ph.payments.payments.providers.CallbackSignatures;
+import ph.payments.payments.providers.ProviderAdapter;
+import ph.payments.payments.providers.ProviderCallback;
+import ph.payments.payments.providers.QrPayloads;
+import ph.payments.platform.ids.IdType;
+import ph.payments.platform.json.Json;
+
+/**
+ * A complete sandbox provider: it registers orders in its own table, moves them when told what
+ * the customer did (by the test helpers or the hosted checkout page in test mode), and reports
+ * each change as a signed callback that goes through {@link
+ * ph.payments.payments.providers.ProviderCallbacks}, exactly like a real provider's would.
+ */
+public final class SandboxProvider implements ProviderAdapter {
+
+  /** The kinds of provider we simulate, one per method family. */
+  public enum Kind {
+    /** E-wallet redirect with an app deep link. */
+    EWALLET("sandbox_ewallet1", Set.of("ewallet1"), Set.of("PHP")),
+    /** E-wallet QR: a QR Ph payload, a branded page and an app deep link. */
+    EWALLET_QR("sandbox_ewallet1_qr", Set.of("ewallet1_qr"), Set.of("PHP")),
+    /** The QR Ph bank rail: a QR Ph payload and a branded page. */
+    QRPH("sandbox_rail1", Set.of("rail1_qr"), Set.of("PHP")),
+    /** Cards with 3-D Secure on a provider-hosted page. */
+    CARD("sandbox_card", Set.of("card"), Set.of("PHP", "USD")),
+    /** Bank transfers: the page shows where to send the money. */
+    BANK_TRANSFER("sandbox_bank", Set.of("bank_transfer"), Set.of("PHP"));
+
+    final String providerName;
+    final Set<String> methods;
+    final Set<String> currencies;
+
+    Kind(String providerName, Set<String> methods, Set<String> currencies) {
+      this.providerName = providerName;
+      this.methods = methods;
+      this.currencies = currencies;
+    }
+  }
+
+  /** What the customer did, as the sandbox is told. */
+  public enum Action {
+    /** The customer paid; funds are settling. */
+    PAY,
+    /** The funds were captured (paying first if the customer had not yet). */
+    CAPTURE,
+    /** The provider declines the payment. */
+    DECLINE
+  }
+
+  /** A callback as the provider would send it: the body and its signature header. */
+  public record SignedCallback(byte[] body, String signature) {}
+
+  /** The sandbox cannot do that to the order in its current state. */
+  public static final class Refused extends RuntimeException {
+    Refused(String message) {
+      super(message, null, false, false);
+    }
+  }
+
+  private final Kind kind;
+  private final byte[] callbackSecret;
+  private final String publicBaseUrl;
+  private final QrPayloads qrPayloads;
+  private final Clock clock;
+
+  public SandboxProvider(
+      Kind kind, byte[] callbackSecret, String publicBaseUrl, QrPayloads qrPayloads, Clock clock) {
+    this.kind = kind;
+    this.callbackSecret = callbackSecret.clone();
+    this.publicBaseUrl = publicBaseUrl;
+    this.qrPayloads = qrPayloads;
+    this.clock = clock;
+  }
+
+  @Override
+  public String name() {
+    return kind.providerName;
+  }
+
+  @Override
+  public Set<String> methods() {
+    return kind.methods;
+  }
+
+  @Override
+  public Set<String> currencies() {
+    return kind.currencies;
+  }
+
+  @Override
+  public Registered register(Connection connection, Registration r) throws SQLException {
+    String ref = "sbx_" + IdType.MESSAGE.generate().substring(4);
+    Instant now = clock.instant();
+    try (PreparedStatement insert =
+        connection.prepareStatement(
+            "INSERT INTO sandbox_orders (provider_ref, provider, payment_id, amount, currency,"
+                + " status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, 'created', ?, ?)")) {
+      insert.setString(1, ref);
+      insert.setString(2, name());
+      insert.setString(3, r.paymentId());
+      insert.setBigDecimal(4, r.amount().amount());
+      insert.setString(5, r.amount().currency());
+      insert.setTimestamp(6, Timestamp.from(now));
+      insert.setTimestamp(7, Timestamp.from(now));
+      insert.executeUpdate();
+    }
+    String page = publicBaseUrl + "/checkout/" + r.paymentId();
+    String qrImage = publicBaseUrl + "/qr/" + r.paymentId() + ".png";
+    String appLink = "ewallet1://pay?order=" + ref;
+    Payment.Checkout checkout =
+        switch (kind) {
+          case EWALLET -> new Payment.Checkout(page, null, null, appLink);
+          case EWALLET_QR ->
+              new Payment.Checkout(page, qrPayloads.payload(r, ref), qrImage, appLink);
+          case QRPH -> new Payment.Checkout(page, qrPayloads.payload(r, ref), qrImage, null);
+          case CARD ->
+              new Payment.Checkout(publicBaseUrl + "/sandbox/card/3ds/" + ref, null, null, null);
+          case BANK_TRANSFER -> new Payment.Checkout(page, null, null, null);
+        };
+    return new Registered(ref, checkout);
+  }
+
+  @Override
+  public boolean verify(byte[] body, String signature) {
+    return CallbackSignatures.verify(callbackSecret, body, signature, clock.instant());
+  }
+
+  /**
+   * Moves the sandbox order and returns the callbacks the provider sends about it, in order.
+   *
+   * @throws Refused when the order cannot make that move (e.g. capture after a decline)
+   */
+  public List<SignedCallback> simulate(Connection connection, String providerRef, Action action)
+      throws SQLException {
+    String status = lockStatus(connection, providerRef);
+    List<SignedCallback> callbacks = new ArrayList<>();
+    switch (action) {
+      case PAY -> {
+        require(status.equals("created"), "only a new order can be paid", status);
+        move(connection, providerRef, "paid");
+        callbacks.add(callback(providerRef, ProviderCallback.PAID, null, null));
+      }
+      case CAPTURE -> {
+        require(status.equals("created") || status.equals("paid"), "nothing to capture", status);
+        if (status.equals("created")) {
+          callbacks.add(callback(providerRef, ProviderCallback.PAID, null, null));
+        }
+        move(connection, providerRef, "captured");
+        callbacks.add(callback(providerRef, ProviderCallback.CAPTURED, null, null));
+      }
+      case DECLINE -> {
+        require(status.equals("created") || status.equals("paid"), "cannot decline", status);
+        move(connection, providerRef, "declined");
+        callbacks.add(
+            callback(
+                providerRef,
+                ProviderCallback.DECLINED,
+                "payment_declined",
+                "The payment was declined by the provider (sandbox)."));
+      }
+    }
+    return callbacks;
+  }
+
+  private SignedCallback callback(String ref, String type, String code, String message) {
+    ProviderCallback callback =
+        new ProviderCallback(
+            "cb_" + IdType.MESSAGE.generate().substring(4), type, ref, code, message);
+    byte[] body = Json.toBytes(callback);
+    return new SignedCallback(body, CallbackSignatures.sign(callbackSecret, body, clock.instant()));
+  }
+
+  private static String lockStatus(Connection connection, String ref) throws SQLException {
+    try (PreparedStatement select =
+        connection.prepareStatement(
+            "SELECT status FROM sandbox_orders WHERE provider_ref = ? FOR UPDATE")) {
+      select.setString(1, ref);
+      try (ResultSet rs = select.executeQuery()) {
+        if (!rs.next()) {
+          throw new Refused("no sandbox order " + ref);
+        }
+        return rs.getString(1);
+      }
+    }
+  }
+
+  private void move(Connection connection, String ref, String status) throws SQLException {
+    try (PreparedStatement update =
+        connection.prepareStatement(
+            "UPDATE sandbox_orders SET status = ?, updated_at = ? WHERE provider_ref = ?")) {
+      update.setString(1, status);
+      update.setTimestamp(2, Timestamp.from(clock.instant()));
+      update.setString(3, ref);
+      update.executeUpdate();
+    }
+  }
+
+  private static void require(boolean condition, String message, String status) {
+    if (!condition) {
+      throw new Refused(message + " (sandbox order is " + status + ")");
+    }
+  }
+}
