@@ -29,6 +29,12 @@ public class OperatorController {
 
   private static final Set<String> ENVIRONMENTS = Set.of("test", "live");
 
+  /**
+   * Highest per-key override: the sliding-window log keeps one timestamp per admitted request of
+   * the last minute, rewritten on every request. Higher volumes use several keys.
+   */
+  static final int MAX_RATE_LIMIT = 10_000;
+
   private final MerchantAccounts accounts;
 
   public OperatorController(MerchantAccounts accounts) {
@@ -85,7 +91,7 @@ public class OperatorController {
     } else if (scopes != null && scopes.isEmpty()) {
       body.issue("scopes", "must name at least one scope");
     }
-    Integer perMinute = body.optionalInteger("rate_limit_per_minute", 1, 1_000_000);
+    Integer perMinute = body.optionalInteger("rate_limit_per_minute", 1, MAX_RATE_LIMIT);
     body.validate();
     KeyView key = accounts.createKey(merchantId(id), environment, scopes, perMinute);
     return HttpResponse.created(ApiKeyJson.of(key));
@@ -104,7 +110,7 @@ public class OperatorController {
     if (json == null || !json.has("rate_limit_per_minute")) {
       body.issue("rate_limit_per_minute", "is required (null restores the default)");
     }
-    Integer perMinute = body.optionalInteger("rate_limit_per_minute", 1, 1_000_000);
+    Integer perMinute = body.optionalInteger("rate_limit_per_minute", 1, MAX_RATE_LIMIT);
     body.validate();
     return ApiKeyJson.of(accounts.setRateLimit(keyId(id), perMinute));
   }

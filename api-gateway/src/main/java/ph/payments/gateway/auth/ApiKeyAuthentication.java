@@ -97,6 +97,12 @@ public class ApiKeyAuthentication {
           "This merchant is not activated for live payments yet; use a sk_test_ key.");
     }
 
+    // Set before the route checks, so requests to unknown routes count against the rate limit.
+    int limit = key.rateLimitPerMinute() != null ? key.rateLimitPerMinute() : defaultRateLimit;
+    request.setAttribute(
+        MerchantContext.ATTRIBUTE,
+        new MerchantContext(merchant.id(), environment, key.id(), key.scopeSet(), limit));
+
     RouteMatch<?> route = RouteAttributes.getRouteMatch(request).orElse(null);
     if (route == null) {
       return null; // unknown route: the router answers 404 in the envelope
@@ -111,10 +117,6 @@ public class ApiKeyAuthentication {
           ErrorCode.INSUFFICIENT_SCOPE,
           "This API key lacks the scope " + scope.orElse("(undeclared)") + ".");
     }
-    int limit = key.rateLimitPerMinute() != null ? key.rateLimitPerMinute() : defaultRateLimit;
-    request.setAttribute(
-        MerchantContext.ATTRIBUTE,
-        new MerchantContext(merchant.id(), environment, key.id(), key.scopeSet(), limit));
     return null;
   }
 

@@ -123,6 +123,31 @@ class RateLimitIT extends GatewayTest {
   }
 
   @Test
+  void requestsToUnknownRoutesCountToo() {
+    Operator.Merchant merchant = operator().createMerchant("Wandering Store");
+    operator().setRateLimit(merchant.testKeyId(), 3);
+    for (int i = 0; i < 3; i++) {
+      assertEquals(404, http().get("/v1/no_such_route", merchant.testSecret()).status());
+    }
+    Http.Response refused = http().get(READ, merchant.testSecret());
+    assertEquals(429, refused.status(), refused.body());
+    assertEquals("rate_limited", refused.errorCode());
+  }
+
+  @Test
+  void anOverrideAboveTheCeilingIsRefused() {
+    Operator.Merchant merchant = operator().createMerchant("Greedy Store");
+    Http.Response response =
+        http()
+            .post(
+                "/admin/v1/api_keys/" + merchant.testKeyId() + "/rate_limit",
+                ADMIN_TOKEN,
+                "{\"rate_limit_per_minute\":10001}");
+    assertEquals(400, response.status());
+    assertEquals("invalid_request", response.errorCode());
+  }
+
+  @Test
   void concurrentRequestsOfOneKeyNeverExceedTheLimit() throws Exception {
     Operator.Merchant merchant = operator().createMerchant("Stampede Store");
     Http http = http();
