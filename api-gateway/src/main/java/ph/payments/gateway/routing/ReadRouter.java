@@ -83,13 +83,37 @@ public class ReadRouter {
             .header(InternalHeaders.MERCHANT_ID, caller.merchantId())
             .header(InternalHeaders.ENVIRONMENT, caller.environment())
             .accept(MediaType.APPLICATION_JSON_TYPE);
+    return exchange(owner, path, forward);
+  }
+
+  /**
+   * GETs {@code path} from {@code owner} for a caller without an API key (a customer's browser on a
+   * checkout page): no merchant scope is sent, so the owner answers only its public view.
+   */
+  public HttpResponse<String> getPublic(Owner owner, String path) {
+    return exchange(
+        owner,
+        path,
+        HttpRequest.GET(path)
+            .header(InternalHeaders.TOKEN, internalToken)
+            .accept(MediaType.APPLICATION_JSON_TYPE));
+  }
+
+  /** Relays a provider's callback, body and signature untouched, to its owner. */
+  public HttpResponse<String> postRaw(Owner owner, String path, byte[] body, Map<String, String> headers) {
+    MutableHttpRequest<byte[]> forward =
+        HttpRequest.POST(path, body)
+            .header(InternalHeaders.TOKEN, internalToken)
+            .contentType(MediaType.APPLICATION_JSON_TYPE);
+    headers.forEach(forward::header);
+    return exchange(owner, path, forward);
+  }
+
+  private HttpResponse<String> exchange(Owner owner, String path, MutableHttpRequest<?> forward) {
     try {
       HttpResponse<String> answer = clients.get(owner).toBlocking().exchange(forward, String.class);
       return relay(answer.getStatus(), answer.getBody().orElse(""));
     } catch (HttpClientResponseException e) {
-      if (e.getStatus().getCode() >= 500) {
-        log.warn("{} answered {} for {}", owner, e.getStatus().getCode(), path);
-      }
       return relay(e.getStatus(), e.getResponse().getBody(String.class).orElse(""));
     } catch (HttpClientException e) {
       log.warn("{} unreachable for {}: {}", owner, path, e.getMessage());

@@ -1,0 +1,131 @@
+package ph.payments.gateway.checkout;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.micronaut.core.annotation.Nullable;
+import io.micronaut.http.HttpRequest;
+import io.micronaut.http.HttpResponse;
+import io.micronaut.http.MediaType;
+import io.micronaut.http.annotation.Body;
+import io.micronaut.http.annotation.Controller;
+import io.micronaut.http.annotation.Get;
+import io.micronaut.http.annotation.Header;
+import io.micronaut.http.annotation.Post;
+import io.micronaut.scheduling.TaskExecutors;
+import io.micronaut.scheduling.annotation.ExecuteOn;
+import java.util.Map;
+import ph.payments.gateway.routing.Owner;
+import ph.payments.gateway.routing.ReadRouter;
+import ph.payments.platform.errors.ApiException;
+import ph.payments.platform.ids.IdType;
+import ph.payments.platform.json.Json;
+
+/**
+ * The customer-facing side of a payment, without an API key: the checkout page ({@code
+ * checkout_url}), the QR image ({@code qr_code_url}, PNG and SVG) and the public endpoint where
+ * providers report ({@code /callbacks/providers/{name}}, verified by payments-service). The
+ * checkout page is deliberately simple for now; the full hosted checkout comes later.
+ */
+@Controller
+@ExecuteOn(TaskExecutors.BLOCKING)
+public class CheckoutController {
+
+  private final ReadRouter router;
+
+  public CheckoutController(ReadRouter router) {
+    this.router = router;
+  }
+
+  @Get(uri = "/qr/{id}.png", produces = "image/png")
+  public HttpResponse<byte[]> png(String id) {
+    return HttpResponse.ok(QrImages.png(qrPayload(id))).contentType(MediaType.IMAGE_PNG_TYPE);
+  }
+
+  @Get(uri = "/qr/{id}.svg", produces = "image/svg+xml")
+  public HttpResponse<String> svg(String id) {
+    return HttpResponse.ok(QrImages.svg(qrPayload(id))).contentType(MediaType.of("image/svg+xml"));
+  }
+
+  @Get(uri = "/checkout/{id}", produces = MediaType.TEXT_HTML)
+  public HttpResponse<String> page(String id) {
+    JsonNode payment = publicView(id);
+    String qr = payment.path("qr_code").isTextual()
+        ? "<img alt=\"QR code to pay\" width=\"280\" height=\"280\" src=\"/qr/" + escape(id) + ".svg\">"
+        : "";
+    String app = payment.path("app_link").isTextual()
+        ? "<p><a href=\"" + escape(payment.get("app_link").asText()) + "\">Open your wallet app</a></p>"
+        : "";
+    String test = "test".equals(payment.path("environment").asText())
+        ? "<p class=\"test\">TEST MODE: no real money moves.</p>"
+        : "";
+    String html =
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+            + "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+            + "<title>Pay " + escape(amount(payment)) + "</title></head><body>"
+            + test
+            + "<h1>" + escape(amount(payment)) + "</h1>"
+            + "<p>" + escape(payment.path("description").asText("")) + "</p>"
+            + "<p>Status: <strong id=\"status\">" + escape(payment.path("status").asText()) + "</strong></p>"
+            + qr
+            + app
+            + "</body></html>";
+    return HttpResponse.ok(html)
+        .contentType(MediaType.TEXT_HTML_TYPE)
+        .header("Content-Security-Policy", "default-src 'self'; style-src 'unsafe-inline'")
+        .header("X-Content-Type-Options", "nosniff");
+  }
+
+  /** Providers call this public URL; the body and signature reach payments-service untouched. */
+  @Post(uri = "/callbacks/providers/{provider}", consumes = MediaType.APPLICATION_JSON)
+  public HttpResponse<String> providerCallback(
+      HttpRequest<?> request,
+      String provider,
+      @Body byte[] body,
+      @Nullable @Header("X-Provider-Signature") String signature) {
+    if (!provider.matches("[a-z0-9_]{1,40}")) {
+      throw ApiException.notFound("provider");
+    }
+    return router.postRaw(
+        Owner.PAYMENTS,
+        "/internal/providers/" + provider + "/callbacks",
+        body,
+        signature == null ? Map.of() : Map.of("X-Provider-Signature", signature));
+  }
+
+  private String qrPayload(String id) {
+    JsonNode payment = publicView(id);
+    if (!payment.path("qr_code").isTextual()) {
+      throw ApiException.notFound("QR code");
+    }
+    return payment.get("qr_code").asText();
+  }
+
+  private JsonNode publicView(String id) {
+    if (!IdType.PAYMENT.matches(id)) {
+      throw ApiException.notFound("payment");
+    }
+    HttpResponse<String> answer = router.getPublic(Owner.PAYMENTS, "/internal/public/payments/" + id);
+    if (answer.getStatus().getCode() != 200) {
+      throw ApiException.notFound("payment");
+    }
+    return Json.tree(answer.body());
+  }
+
+  private static String amount(JsonNode payment) {
+    return payment.path("currency").asText() + " " + payment.path("amount").decimalValue().toPlainString();
+  }
+
+  private static String escape(String text) {
+    StringBuilder out = new StringBuilder(text.length());
+    for (char c : text.toCharArray()) {
+      switch (c) {
+        case '<' -> out.append("&lt;");
+        case '>' -> out.append("&gt;");
+        case '&' -> out.append("&amp;");
+        case '"' -> out.append("&quot;");
+        case '\'' -> out.append("&#39;");
+        default -> out.append(c);
+      }
+    }
+    return out.toString();
+  }
+}

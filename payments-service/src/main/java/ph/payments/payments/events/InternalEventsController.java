@@ -1,0 +1,76 @@
+package ph.payments.payments.events;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.micronaut.core.annotation.Nullable;
+import io.micronaut.http.HttpRequest;
+import io.micronaut.http.HttpResponse;
+import io.micronaut.http.MediaType;
+import io.micronaut.http.annotation.Controller;
+import io.micronaut.http.annotation.Get;
+import io.micronaut.http.annotation.QueryValue;
+import io.micronaut.scheduling.TaskExecutors;
+import io.micronaut.scheduling.annotation.ExecuteOn;
+import ph.payments.platform.errors.ApiException;
+import ph.payments.platform.errors.ErrorCode;
+import ph.payments.platform.ids.IdType;
+import ph.payments.platform.json.Json;
+import ph.payments.platform.micronaut.InternalHeaders;
+import ph.payments.platform.tx.Transactions;
+
+/** Event log reads for the gateway ({@code GET /v1/events…}). */
+@Controller("/internal/events")
+@ExecuteOn(TaskExecutors.BLOCKING)
+public class InternalEventsController {
+
+  private final Transactions transactions;
+  private final EventLog log;
+
+  public InternalEventsController(Transactions transactions, EventLog log) {
+    this.transactions = transactions;
+    this.log = log;
+  }
+
+  @Get
+  public ObjectNode list(
+      HttpRequest<?> request,
+      @Nullable @QueryValue Integer limit,
+      @Nullable @QueryValue("starting_after") String startingAfter,
+      @Nullable @QueryValue String type) {
+    InternalHeaders.Scope scope = InternalHeaders.scope(request);
+    if (startingAfter != null && !IdType.EVENT.matches(startingAfter)) {
+      throw ApiException.invalid(java.util.Map.of("starting_after", "must be an event id"));
+    }
+    int pageSize = limit == null ? 25 : Math.max(1, Math.min(100, limit));
+    EventLog.Page page =
+        transactions.inTransaction(
+            c -> log.list(c, scope.merchantId(), scope.environment(), type, startingAfter, pageSize));
+    ObjectNode list = Json.mapper().createObjectNode();
+    list.put("object", "list");
+    ArrayNode data = list.putArray("data");
+    page.events().forEach(body -> data.add(Json.tree(body)));
+    list.put("has_more", page.hasMore());
+    return list;
+  }
+
+  /** The stored event, byte for byte: exactly what its webhook carries. */
+  @Get("/{id}")
+  public HttpResponse<byte[]> get(HttpRequest<?> request, String id) {
+    InternalHeaders.Scope scope = InternalHeaders.scope(request);
+    byte[] body =
+        transactions.inTransaction(
+            c -> {
+              var found = log.find(c, scope.merchantId(), scope.environment(), id);
+              if (found.isPresent()) {
+                return found.get();
+              }
+              if (log.existsInOtherEnvironment(c, scope.merchantId(), scope.environment(), id)) {
+                throw new ApiException(
+                    ErrorCode.UNAUTHENTICATED,
+                    "This event belongs to the other environment; use a key of that environment.");
+              }
+              throw ApiException.notFound("event");
+            });
+    return HttpResponse.ok(body).contentType(MediaType.APPLICATION_JSON_TYPE);
+  }
+}
