@@ -89,7 +89,7 @@ class QrPhGoldenTest {
   }
 
   @Test
-  void readsTheDepartmentStoreCodeField_by_field() {
+  void readsTheDepartmentStoreCodeFieldByField() {
     QrPhPayload payload =
         QrPhPayload.read(GoldenSamples.named("landmark-rcbc-dynamic").payload()).orElseThrow();
 
