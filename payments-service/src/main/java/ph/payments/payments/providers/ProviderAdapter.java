@@ -37,6 +37,11 @@ public interface ProviderAdapter {
   /** The provider's answer: its reference and where the customer goes. */
   record Registered(String providerRef, Payment.Checkout checkout) {}
 
+  /** The largest amount the provider takes (QR Ph's tag 54 holds 13 characters), or null. */
+  default java.math.BigDecimal maxAmount() {
+    return null;
+  }
+
   /** Registers the payment; runs in the transaction that creates it. */
   Registered register(Connection connection, Registration registration) throws SQLException;
 

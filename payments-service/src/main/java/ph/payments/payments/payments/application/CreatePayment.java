@@ -74,6 +74,13 @@ public class CreatePayment implements CommandHandler {
           ErrorCode.NO_ROUTE,
           "No provider is available for method " + method + " in " + currency + ".");
     }
+    java.math.BigDecimal max = provider.get().maxAmount();
+    if (max != null && amount.amount().compareTo(max) > 0) {
+      return CommandReplies.invalid(
+          command,
+          java.util.Map.of(
+              "amount", "must be at most " + max.toPlainString() + " for method " + method));
+    }
     Instant now = clock.instant();
     Instant expiresAt = now.plus(expiry);
     ProviderAdapter.Registered registered =

@@ -102,7 +102,9 @@ public final class SandboxProvider implements ProviderAdapter {
 
   @Override
   public Registered register(Connection connection, Registration r) throws SQLException {
-    String ref = "sbx_" + IdType.MESSAGE.generate().substring(4);
+    // 25 characters: the most a QR Ph reference label holds. The time-ordered body minus its five
+    // slowest-moving characters keeps the random part whole.
+    String ref = "sbx_" + IdType.MESSAGE.generate().substring(9);
     Instant now = clock.instant();
     try (PreparedStatement insert =
         connection.prepareStatement(
@@ -131,6 +133,13 @@ public final class SandboxProvider implements ProviderAdapter {
           case BANK_TRANSFER -> new Payment.Checkout(page, null, null, null);
         };
     return new Registered(ref, checkout);
+  }
+
+  @Override
+  public java.math.BigDecimal maxAmount() {
+    return kind == Kind.EWALLET_QR || kind == Kind.QRPH
+        ? ph.payments.payments.qr.QrPhPayload.MAX_AMOUNT
+        : null;
   }
 
   @Override
