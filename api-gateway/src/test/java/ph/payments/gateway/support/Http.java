@@ -24,7 +24,8 @@ public final class Http {
   }
 
   /** One response; {@code json} is null when the body is empty or not JSON. */
-  public record Response(int status, java.net.http.HttpHeaders headers, String body, JsonNode json) {
+  public record Response(
+      int status, java.net.http.HttpHeaders headers, String body, JsonNode json) {
 
     public String errorCode() {
       return json == null ? null : json.at("/error/code").asText(null);

@@ -37,7 +37,8 @@ public final class Operator {
 
   /** Activates the merchant and returns its new live key. */
   public Key activate(String merchantId) {
-    Http.Response live = http.post("/admin/v1/merchants/" + merchantId + "/activate", adminToken, null);
+    Http.Response live =
+        http.post("/admin/v1/merchants/" + merchantId + "/activate", adminToken, null);
     assertEquals(200, live.status(), live.body());
     for (JsonNode key : live.json().get("api_keys")) {
       if (key.has("secret") && key.get("secret").asText().startsWith("sk_live_")) {
