@@ -3,12 +3,16 @@ package ph.payments.gateway.commands;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.micronaut.context.annotation.Value;
 import jakarta.inject.Singleton;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -23,19 +27,25 @@ import ph.payments.platform.outbox.OutboxWriter;
 import ph.payments.platform.tx.Transactions;
 
 /**
- * The gateway side of the command path. {@link #submit} writes the command row and its outbox row
- * in one transaction, then waits for the owner's reply. Replies reach the waiting request through
- * {@link #complete}, called by the reply listeners of this instance; a reply that arrives after the
- * deadline is still recorded in the command log, where a retry finds it.
+ * The gateway side of the command path, and the only place commands are written. {@link #accept}
+ * writes the command row and its outbox row in one transaction (together with whatever an {@link
+ * Admission} writes first, such as an idempotency record); a {@link Waiter} then waits for the
+ * owner's reply. Replies reach the waiting request through {@link #complete}, called by the reply
+ * listeners of this instance; a reply that arrives after the deadline is still recorded in the
+ * command log, where a retry finds it.
  */
 @Singleton
 public class CommandBus {
+
+  /** Retry-After of a 503 for a command whose outcome is not known yet. */
+  static final Duration RETRY_AFTER = Duration.ofSeconds(1);
 
   private final Transactions transactions;
   private final OutboxWriter outbox;
   private final Clock clock;
   private final Duration replyTimeout;
-  private final Map<String, CompletableFuture<CommandReply>> waiting = new ConcurrentHashMap<>();
+  private final Map<String, List<CompletableFuture<CommandReply>>> waiting =
+      new ConcurrentHashMap<>();
 
   public CommandBus(
       Transactions transactions,
@@ -58,36 +68,84 @@ public class CommandBus {
       JsonNode body) {}
 
   /**
+   * Runs first in the transaction that accepts a command and decides whether the command is
+   * written. Whatever it writes commits with the command, or alone when it declines; when it
+   * throws, nothing commits.
+   */
+  @FunctionalInterface
+  public interface Admission {
+
+    /**
+     * @return true to write {@code command} and its outbox row in this transaction
+     */
+    boolean admit(Connection connection, Command command) throws SQLException;
+  }
+
+  /** How long a request waits for a reply before answering 503. */
+  public Duration replyTimeout() {
+    return replyTimeout;
+  }
+
+  /**
    * Accepts {@code request} and waits for its reply.
    *
    * @throws ApiException 503 {@code internal_error} with {@code Retry-After} when no reply came
    *     within the deadline; the command stays accepted and will still be applied
    */
   public CommandReply submit(Request request) {
-    Command command =
-        new Command(
-            IdType.COMMAND.generate(),
-            request.type(),
-            request.merchantId(),
-            request.environment(),
-            request.resourceId(),
-            request.body(),
-            clock.instant());
-    // Register before the commit: the reply cannot overtake the registration.
-    CompletableFuture<CommandReply> reply = new CompletableFuture<>();
-    waiting.put(command.commandId(), reply);
-    try {
+    Command command = prepare(request);
+    try (Waiter waiter = expect(command.commandId())) {
       accept(command, request.topic());
-      return await(command.commandId(), reply);
-    } finally {
-      waiting.remove(command.commandId());
+      return waiter.await();
     }
+  }
+
+  /** The command for {@code request}, with a fresh {@code cmd_} id; nothing is written yet. */
+  public Command prepare(Request request) {
+    return new Command(
+        IdType.COMMAND.generate(),
+        request.type(),
+        request.merchantId(),
+        request.environment(),
+        request.resourceId(),
+        request.body(),
+        clock.instant());
+  }
+
+  /**
+   * Registers interest in the reply to {@code commandId}. Register before the command commits, so
+   * the reply cannot overtake the registration; close the waiter when done.
+   */
+  public Waiter expect(String commandId) {
+    CompletableFuture<CommandReply> future = new CompletableFuture<>();
+    waiting.compute(
+        commandId,
+        (id, waiters) -> {
+          List<CompletableFuture<CommandReply>> list =
+              waiters == null ? new CopyOnWriteArrayList<>() : waiters;
+          list.add(future);
+          return list;
+        });
+    return new Waiter(commandId, future);
   }
 
   /** Writes the command and its outbox row in one transaction; nothing is published before. */
   public void accept(Command command, String topic) {
-    transactions.inTransaction(
+    accept(command, topic, (connection, admitted) -> true);
+  }
+
+  /**
+   * Runs {@code admission}, then, if it agrees, writes the command and its outbox row, all in one
+   * transaction.
+   *
+   * @return true when the command was written
+   */
+  public boolean accept(Command command, String topic, Admission admission) {
+    return transactions.inTransaction(
         connection -> {
+          if (!admission.admit(connection, command)) {
+            return false;
+          }
           CommandLog.insert(connection, command, topic);
           outbox.append(
               connection,
@@ -97,15 +155,15 @@ public class CommandBus {
                   command.commandId(),
                   CommandTypes.messageType(command.type()),
                   Json.toBytes(command)));
-          return null;
+          return true;
         });
   }
 
-  /** Hands a reply to the request waiting for it on this instance, if any. */
+  /** Hands a reply to the requests waiting for it on this instance, if any. */
   public void complete(CommandReply reply) {
-    CompletableFuture<CommandReply> waiter = waiting.get(reply.commandId());
-    if (waiter != null) {
-      waiter.complete(reply);
+    List<CompletableFuture<CommandReply>> waiters = waiting.get(reply.commandId());
+    if (waiters != null) {
+      waiters.forEach(waiter -> waiter.complete(reply));
     }
   }
 
@@ -114,23 +172,51 @@ public class CommandBus {
     return transactions.inTransaction(connection -> CommandLog.findReply(connection, commandId));
   }
 
-  private CommandReply await(String commandId, CompletableFuture<CommandReply> reply) {
-    try {
-      return reply.get(replyTimeout.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (TimeoutException e) {
-      // The broadcast may have been missed (e.g. right after start-up); the log is the truth.
-      return recordedReply(commandId)
-          .orElseThrow(
-              () ->
-                  ApiException.unavailable(
-                      "The request was accepted but is still being processed. Retry with the same"
-                          + " Idempotency-Key to get its result.",
-                      Duration.ofSeconds(1)));
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw ApiException.unavailable("Interrupted while waiting.", Duration.ofSeconds(1));
-    } catch (ExecutionException e) {
-      throw new IllegalStateException("reply future never fails", e);
+  /** A request's wait for one command's reply; see {@link #expect}. */
+  public final class Waiter implements AutoCloseable {
+
+    private final String commandId;
+    private final CompletableFuture<CommandReply> reply;
+
+    private Waiter(String commandId, CompletableFuture<CommandReply> reply) {
+      this.commandId = commandId;
+      this.reply = reply;
+    }
+
+    /**
+     * The reply, waiting up to the reply timeout for it.
+     *
+     * @throws ApiException 503 {@code internal_error} with {@code Retry-After} when no reply came
+     *     within the deadline; the command stays accepted and will still be applied
+     */
+    public CommandReply await() {
+      try {
+        return reply.get(replyTimeout.toMillis(), TimeUnit.MILLISECONDS);
+      } catch (TimeoutException e) {
+        // The broadcast may have been missed (e.g. right after start-up); the log is the truth.
+        return recordedReply(commandId)
+            .orElseThrow(
+                () ->
+                    ApiException.unavailable(
+                        "The request was accepted but is still being processed. Retry with the"
+                            + " same Idempotency-Key to get its result.",
+                        RETRY_AFTER));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw ApiException.unavailable("Interrupted while waiting.", RETRY_AFTER);
+      } catch (ExecutionException e) {
+        throw new IllegalStateException("reply future never fails", e);
+      }
+    }
+
+    @Override
+    public void close() {
+      waiting.computeIfPresent(
+          commandId,
+          (id, waiters) -> {
+            waiters.remove(reply);
+            return waiters.isEmpty() ? null : waiters;
+          });
     }
   }
 }

@@ -32,16 +32,17 @@ final class CommandLog {
   }
 
   /** Records the first reply for a command; a repeated reply changes nothing. */
-  static void recordReply(Connection connection, CommandReply reply, Instant at)
+  static void recordReply(
+      Connection connection, String commandId, int status, String body, Instant at)
       throws SQLException {
     try (PreparedStatement update =
         connection.prepareStatement(
             "UPDATE commands SET reply_status = ?, reply_body = ?::json, replied_at = ?"
                 + " WHERE command_id = ? AND replied_at IS NULL")) {
-      update.setInt(1, reply.status());
-      update.setString(2, Json.toText(reply.body()));
+      update.setInt(1, status);
+      update.setString(2, body);
       update.setTimestamp(3, Timestamp.from(at));
-      update.setString(4, reply.commandId());
+      update.setString(4, commandId);
       update.executeUpdate();
     }
   }

@@ -8,6 +8,8 @@ import io.micronaut.configuration.kafka.annotation.OffsetStrategy;
 import io.micronaut.configuration.kafka.annotation.Topic;
 import jakarta.inject.Singleton;
 import java.time.Clock;
+import java.time.Instant;
+import java.util.List;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import ph.payments.contracts.Envelope;
 import ph.payments.contracts.Topics;
@@ -19,9 +21,10 @@ import ph.payments.platform.tx.Transactions;
 
 /**
  * Two readers of the reply topic. The durable one (one consumer group for all gateway instances)
- * records every reply in the command log exactly once. The fast one (a group of its own per
- * instance, starting at the end of the topic) wakes whichever request on this instance waits for
- * the reply, so replies find their request with several gateway replicas running.
+ * records every reply in the command log exactly once, and in the same transaction runs the {@link
+ * ReplyHook}s (which complete idempotency records). The fast one (a group of its own per instance,
+ * starting at the end of the topic) wakes whichever request on this instance waits for the reply,
+ * so replies find their request with several gateway replicas running.
  */
 final class ReplyListeners {
 
@@ -40,18 +43,27 @@ final class ReplyListeners {
     private final IdempotentConsumer inbox;
     private final CommandBus bus;
     private final Clock clock;
+    private final List<ReplyHook> hooks;
 
-    Recorder(Transactions transactions, IdempotentConsumer inbox, CommandBus bus, Clock clock) {
+    Recorder(
+        Transactions transactions,
+        IdempotentConsumer inbox,
+        CommandBus bus,
+        Clock clock,
+        List<ReplyHook> hooks) {
       this.transactions = transactions;
       this.inbox = inbox;
       this.bus = bus;
       this.clock = clock;
+      this.hooks = List.copyOf(hooks);
     }
 
     @Topic(Topics.COMMAND_REPLIES)
     void receive(ConsumerRecord<String, byte[]> record) {
       Envelope envelope = KafkaEnvelopes.fromRecord(record);
       CommandReply reply = Json.fromBytes(envelope.payload(), CommandReply.class);
+      // Serialised once, so the command log and every hook store the very same bytes.
+      String body = Json.toText(reply.body());
       transactions.inTransaction(
           connection ->
               inbox.apply(
@@ -59,7 +71,11 @@ final class ReplyListeners {
                   "api-gateway.replies",
                   envelope.messageId(),
                   tx -> {
-                    CommandLog.recordReply(tx, reply, clock.instant());
+                    Instant at = clock.instant();
+                    CommandLog.recordReply(tx, reply.commandId(), reply.status(), body, at);
+                    for (ReplyHook hook : hooks) {
+                      hook.replyRecorded(tx, reply.commandId(), reply.status(), body, at);
+                    }
                     return null;
                   }));
       bus.complete(reply);

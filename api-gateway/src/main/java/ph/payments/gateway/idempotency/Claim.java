@@ -1,0 +1,25 @@
+package ph.payments.gateway.idempotency;
+
+import java.time.Duration;
+
+/** What claiming an idempotency key for a new request found. */
+sealed interface Claim {
+
+  /** The key was free (or its record had outlived the window): the new command is admitted. */
+  record Admitted() implements Claim {}
+
+  /** The key was used for another request (method, path or body): 409 {@code conflict}. */
+  record Mismatch() implements Claim {}
+
+  /** The key's request was answered: replay exactly this. */
+  record Completed(int status, String body) implements Claim {}
+
+  /** The key's request is still waiting for its reply somewhere: 409 {@code conflict}. */
+  record Busy(Duration lockedFor) implements Claim {}
+
+  /**
+   * The key's request gave up waiting (it answered 503) and its command has no reply yet: this
+   * request took the lock over and waits for the reply to {@code commandId}.
+   */
+  record TakenOver(String commandId) implements Claim {}
+}

@@ -1,0 +1,138 @@
+package ph.payments.gateway.idempotency;
+
+import jakarta.inject.Singleton;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicReference;
+import ph.payments.contracts.commands.Command;
+import ph.payments.contracts.commands.CommandReply;
+import ph.payments.gateway.commands.CommandBus;
+import ph.payments.platform.errors.ApiException;
+import ph.payments.platform.errors.ErrorCode;
+import ph.payments.platform.json.Json;
+import ph.payments.platform.tx.Transactions;
+
+/**
+ * Sends a command under an {@code Idempotency-Key} (SPEC parts 4 and 8; Stripe's semantics):
+ *
+ * <ul>
+ *   <li>The record is claimed in the transaction that writes the command and its outbox row, so
+ *       concurrent duplicates create exactly one command; the others get 409 {@code conflict}, or
+ *       the stored response once the first one finished.
+ *   <li>The same key with another method, path or body is 409 {@code conflict}.
+ *   <li>A completed record replays its status and body byte for byte.
+ *   <li>A record whose request gave up waiting (503) is taken over by the retry, which waits for
+ *       the same command's reply: a command is never written twice for one key.
+ *   <li>The response is stored by the durable reply recorder ({@link CompleteOnReply}) and by the
+ *       waiting request, whichever comes first; both store the same bytes.
+ * </ul>
+ *
+ * Records live for {@link IdempotencyRecords#WINDOW}; an older one is ignored on lookup.
+ */
+@Singleton
+public class IdempotentCommands {
+
+  private final CommandBus bus;
+  private final Transactions transactions;
+  private final Clock clock;
+
+  public IdempotentCommands(CommandBus bus, Transactions transactions, Clock clock) {
+    this.bus = bus;
+    this.transactions = transactions;
+    this.clock = clock;
+  }
+
+  /**
+   * What the merchant is answered.
+   *
+   * @param body JSON text, exactly as stored for replays
+   * @param replayed true when the response was stored before this request came
+   */
+  public record Response(int status, String body, boolean replayed) {}
+
+  /**
+   * Sends {@code request} unless {@code key} already admitted a command, and answers with the
+   * command's reply.
+   *
+   * @param method and {@code path}: the route, part of what a key is bound to
+   * @throws ApiException 409 {@code conflict} when the key belongs to another request or its
+   *     request is still being processed; 503 {@code internal_error} with {@code Retry-After} when
+   *     the reply did not come in time (a retry with the same key gets the result)
+   */
+  public Response submit(
+      IdempotencyKey key, String method, String path, CommandBus.Request request) {
+    IdempotencyRecords.Owner owner =
+        new IdempotencyRecords.Owner(
+            Objects.requireNonNull(request.merchantId(), "merchantId"),
+            Objects.requireNonNull(request.environment(), "environment"),
+            key);
+    String route = method + " " + path;
+    String fingerprint = RequestFingerprint.of(method, path, request.body());
+    Command command = bus.prepare(request);
+
+    AtomicReference<Claim> found = new AtomicReference<>();
+    try (CommandBus.Waiter waiter = bus.expect(command.commandId())) {
+      bus.accept(
+          command,
+          request.topic(),
+          (connection, admitted) -> {
+            Instant now = clock.instant();
+            // The lock lasts as long as this request will wait for the reply.
+            Claim claim =
+                IdempotencyRecords.claim(
+                    connection,
+                    owner,
+                    route,
+                    fingerprint,
+                    admitted.commandId(),
+                    now,
+                    now.plus(bus.replyTimeout()));
+            found.set(claim);
+            return claim instanceof Claim.Admitted;
+          });
+      if (found.get() instanceof Claim.Admitted) {
+        return store(command.commandId(), waiter.await());
+      }
+    }
+
+    Claim claim = found.get();
+    if (claim instanceof Claim.Completed completed) {
+      return new Response(completed.status(), completed.body(), true);
+    }
+    if (claim instanceof Claim.Mismatch) {
+      throw new ApiException(
+          ErrorCode.CONFLICT,
+          "This Idempotency-Key was already used for a different request (method, path or body)."
+              + " Use a new key for a new request.");
+    }
+    if (claim instanceof Claim.Busy busy) {
+      throw new ApiException(
+          ErrorCode.CONFLICT,
+          "A request with this Idempotency-Key is still being processed. Retry after it finished.",
+          null,
+          busy.lockedFor().isNegative() ? Duration.ZERO : busy.lockedFor());
+    }
+    String commandId = ((Claim.TakenOver) claim).commandId();
+    try (CommandBus.Waiter waiter = bus.expect(commandId)) {
+      // The reply may have been recorded between the claim and the registration.
+      return store(commandId, bus.recordedReply(commandId).orElseGet(waiter::await));
+    }
+  }
+
+  /**
+   * Stores the reply on the record (unless the reply recorder was first) and answers with what is
+   * stored, so this response and every replay are the same bytes.
+   */
+  private Response store(String commandId, CommandReply reply) {
+    String body = Json.toText(reply.body());
+    return transactions.inTransaction(
+        connection -> {
+          IdempotencyRecords.complete(connection, commandId, reply.status(), body, clock.instant());
+          return IdempotencyRecords.findResponse(connection, commandId)
+              .map(stored -> new Response(stored.status(), stored.body(), false))
+              .orElseGet(() -> new Response(reply.status(), body, false));
+        });
+  }
+}

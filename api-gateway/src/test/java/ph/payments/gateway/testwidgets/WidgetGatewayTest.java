@@ -1,0 +1,60 @@
+package ph.payments.gateway.testwidgets;
+
+import jakarta.inject.Inject;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+import ph.payments.gateway.idempotency.IdempotencyKey;
+import ph.payments.gateway.support.GatewayTest;
+import ph.payments.gateway.support.Http;
+import ph.payments.gateway.support.Sql;
+import ph.payments.platform.tx.Transactions;
+import ph.payments.testkit.TestKafka;
+
+/**
+ * Base of tests that drive {@code POST /v1/test_widgets} through the whole command path: the
+ * gateway, its outbox relay, Kafka, the {@link WidgetOwner} and the reply topic back. Each test
+ * class gets a command topic of its own, so a command one class left unanswered can never be
+ * applied in another class's database.
+ */
+public abstract class WidgetGatewayTest extends GatewayTest {
+
+  protected static final String WIDGETS = "/v1/test_widgets";
+
+  @Inject protected WidgetOwner owner;
+  @Inject protected Transactions transactions;
+
+  @Override
+  protected Map<String, String> extraProperties() {
+    String topic = "test.widgets." + getClass().getSimpleName().toLowerCase(Locale.ROOT);
+    TestKafka.createTopics(3, topic);
+    Map<String, String> properties = new HashMap<>();
+    properties.put("test-widgets.topic", topic);
+    properties.putAll(widgetProperties());
+    return properties;
+  }
+
+  /** Further properties of a test class. */
+  protected Map<String, String> widgetProperties() {
+    return Map.of();
+  }
+
+  protected Sql sql() {
+    return new Sql(transactions);
+  }
+
+  /** Creates a widget with {@code body}, sending {@code key} unless it is null. */
+  protected Http.Response createWidget(String secret, String body, String key) {
+    return key == null
+        ? http().post(WIDGETS, secret, body)
+        : http().post(WIDGETS, secret, body, IdempotencyKey.HEADER, key);
+  }
+
+  protected long commands() {
+    return sql().number("SELECT count(*) FROM commands WHERE command_type = 'test_widget.create'");
+  }
+
+  protected long widgets() {
+    return sql().number("SELECT count(*) FROM test_widgets");
+  }
+}
