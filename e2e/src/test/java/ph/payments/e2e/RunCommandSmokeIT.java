@@ -81,7 +81,11 @@ class RunCommandSmokeIT {
     assertEquals(401, wrongToken.statusCode());
     assertEquals("unauthenticated", JSON.readTree(wrongToken.body()).at("/error/code").asText());
 
-    HttpResponse<String> unknown = get(system.gatewayUrl() + "/v1/nothing-here", null);
+    HttpResponse<String> anonymous = get(system.gatewayUrl() + "/v1/nothing-here", null);
+    assertEquals(401, anonymous.statusCode(), "the key is checked before anything else");
+    assertEquals("unauthenticated", JSON.readTree(anonymous.body()).at("/error/code").asText());
+
+    HttpResponse<String> unknown = get(system.gatewayUrl() + "/nothing-here", null);
     assertEquals(404, unknown.statusCode());
     assertEquals("not_found", JSON.readTree(unknown.body()).at("/error/code").asText());
 

@@ -101,7 +101,8 @@ public class ApiKeyAuthentication {
     int limit = key.rateLimitPerMinute() != null ? key.rateLimitPerMinute() : defaultRateLimit;
     request.setAttribute(
         MerchantContext.ATTRIBUTE,
-        new MerchantContext(merchant.id(), environment, key.id(), key.scopeSet(), limit));
+        new MerchantContext(
+            merchant.id(), environment, key.id(), key.scopeSet(), limit, merchant.name()));
 
     RouteMatch<?> route = RouteAttributes.getRouteMatch(request).orElse(null);
     if (route == null) {

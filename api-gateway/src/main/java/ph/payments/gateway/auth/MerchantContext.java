@@ -12,13 +12,15 @@ import java.util.Set;
  * @param apiKeyId {@code key_…}
  * @param scopes what the key may do
  * @param rateLimitPerMinute the key's limit: its override or the default
+ * @param merchantName the merchant's display name (shown to payers, e.g. in QR payloads)
  */
 public record MerchantContext(
     String merchantId,
     String environment,
     String apiKeyId,
     Set<String> scopes,
-    int rateLimitPerMinute) {
+    int rateLimitPerMinute,
+    String merchantName) {
 
   /** Request attribute under which the authenticated context is stored. */
   public static final String ATTRIBUTE = "ph.payments.merchant-context";

@@ -1,0 +1,190 @@
+package ph.payments.gateway.payments;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.micronaut.core.annotation.Nullable;
+import io.micronaut.http.HttpRequest;
+import io.micronaut.http.HttpResponse;
+import io.micronaut.http.annotation.Body;
+import io.micronaut.http.annotation.Controller;
+import io.micronaut.http.annotation.Get;
+import io.micronaut.http.annotation.Post;
+import io.micronaut.scheduling.TaskExecutors;
+import io.micronaut.scheduling.annotation.ExecuteOn;
+import java.math.BigDecimal;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Pattern;
+import ph.payments.contracts.Topics;
+import ph.payments.gateway.auth.MerchantContext;
+import ph.payments.gateway.auth.RequiresScope;
+import ph.payments.gateway.auth.TestModeOnly;
+import ph.payments.gateway.routing.Owner;
+import ph.payments.gateway.routing.ReadRouter;
+import ph.payments.gateway.web.CommandEndpoint;
+import ph.payments.gateway.web.Fields;
+import ph.payments.gateway.web.ListParams;
+import ph.payments.platform.errors.ApiException;
+import ph.payments.platform.ids.IdType;
+import ph.payments.platform.money.Money;
+
+/**
+ * Payments (SPEC part 4): creation through the command path into payments-service, reads
+ * forwarded to it, and the sandbox test helpers. Every body rule of SPEC parts 4 and 8 is checked
+ * here, before anything is written.
+ */
+@Controller("/v1")
+@ExecuteOn(TaskExecutors.BLOCKING)
+public class PaymentsController {
+
+  public static final String CREATE = "payments.create";
+  static final Set<String> STATUSES =
+      Set.of("pending", "processing", "succeeded", "failed", "expired", "refunded");
+  static final Set<String> HELPER_ACTIONS = Set.of("process", "succeed", "fail", "expire");
+  private static final Pattern CUSTOMER_ID = Pattern.compile("^cus_[0-9a-z]{1,60}$");
+  private static final int METADATA_KEYS = 50;
+  private static final int METADATA_KEY_LENGTH = 40;
+  private static final int METADATA_VALUE_LENGTH = 500;
+
+  private final CommandEndpoint commands;
+  private final ReadRouter reads;
+
+  public PaymentsController(CommandEndpoint commands, ReadRouter reads) {
+    this.commands = commands;
+    this.reads = reads;
+  }
+
+  @Post("/payments")
+  @RequiresScope("payments:write")
+  public HttpResponse<?> create(HttpRequest<?> request, @Nullable @Body JsonNode json) {
+    Fields body =
+        Fields.of(json)
+            .allowOnly(
+                "amount",
+                "method",
+                "currency",
+                "description",
+                "return_url",
+                "webhook_url",
+                "customer",
+                "customer_id",
+                "metadata");
+    body.requiredAmount("amount", Money.MIN_AMOUNT, new BigDecimal("999999999999"));
+    body.requiredString("method", 1, 40);
+    body.currency("currency", "PHP");
+    body.optionalString("description", 0, 1000);
+    body.optionalUri("return_url");
+    body.optionalUri("webhook_url");
+    customer(body);
+    body.optionalPattern("customer_id", CUSTOMER_ID, "look like cus_…");
+    metadata(body);
+    body.validate();
+
+    MerchantContext merchant = MerchantContext.of(request);
+    ObjectNode command = ((ObjectNode) json).deepCopy();
+    command.put("idempotency_key", request.getHeaders().get("Idempotency-Key"));
+    command.put("merchant_name", merchant.merchantName());
+    return commands.execute(
+        request, merchant, Topics.PAYMENTS_COMMANDS, CREATE, IdType.PAYMENT.generate(), command);
+  }
+
+  @Get("/payments")
+  @RequiresScope("payments:read")
+  public HttpResponse<String> list(HttpRequest<?> request) {
+    ListParams.from(request);
+    String status = request.getParameters().get("status");
+    if (status != null && !STATUSES.contains(status)) {
+      throw ApiException.invalid(Map.of("status", "must be one of " + String.join(", ", sorted(STATUSES))));
+    }
+    return reads.get(
+        request,
+        MerchantContext.of(request),
+        Owner.PAYMENTS,
+        "/internal/payments",
+        Set.of("limit", "starting_after", "status"));
+  }
+
+  @Get("/payments/{id}")
+  @RequiresScope("payments:read")
+  public HttpResponse<String> get(HttpRequest<?> request, String id) {
+    String expand = request.getParameters().get("expand");
+    if (expand != null && !expand.equals("events")) {
+      throw ApiException.invalid(Map.of("expand", "the only value is events"));
+    }
+    requirePaymentId(id);
+    return reads.get(
+        request, MerchantContext.of(request), Owner.PAYMENTS, "/internal/payments/" + id, Set.of("expand"));
+  }
+
+  /** Sandbox only: what the customer or provider did, through the sandbox provider. */
+  @Post("/test_helpers/payments/{id}/{action}")
+  @TestModeOnly
+  @RequiresScope("payments:write")
+  public HttpResponse<?> testHelper(HttpRequest<?> request, String id, String action) {
+    if (!HELPER_ACTIONS.contains(action)) {
+      throw ApiException.notFound("test helper");
+    }
+    requirePaymentId(id);
+    return commands.execute(
+        request,
+        MerchantContext.of(request),
+        Topics.PAYMENTS_COMMANDS,
+        "test_helpers.payments." + action,
+        id,
+        ph.payments.platform.json.Json.mapper().createObjectNode());
+  }
+
+  private static void requirePaymentId(String id) {
+    if (!IdType.PAYMENT.matches(id)) {
+      throw ApiException.notFound("payment");
+    }
+  }
+
+  private static void customer(Fields body) {
+    ObjectNode customer = body.optionalObject("customer");
+    if (customer == null) {
+      return;
+    }
+    Fields fields = Fields.of(customer).allowOnly("email", "name");
+    fields.optionalEmail("email");
+    fields.optionalString("name", 1, 200);
+    if (!fields.valid()) {
+      body.issue("customer", "must be {email, name} with a valid email and a name of 1 to 200 characters");
+    }
+  }
+
+  /** Free key/value pairs within limits: 50 keys of up to 40 characters, scalar values. */
+  private static void metadata(Fields body) {
+    ObjectNode metadata = body.optionalObject("metadata");
+    if (metadata == null) {
+      return;
+    }
+    if (metadata.size() > METADATA_KEYS) {
+      body.issue("metadata", "must have at most " + METADATA_KEYS + " keys");
+      return;
+    }
+    Iterator<Map.Entry<String, JsonNode>> fields = metadata.fields();
+    while (fields.hasNext()) {
+      Map.Entry<String, JsonNode> field = fields.next();
+      JsonNode value = field.getValue();
+      if (field.getKey().isEmpty() || field.getKey().length() > METADATA_KEY_LENGTH) {
+        body.issue("metadata", "keys must have 1 to " + METADATA_KEY_LENGTH + " characters");
+        return;
+      }
+      if (value.isContainerNode()
+          || (value.isTextual() && value.textValue().length() > METADATA_VALUE_LENGTH)) {
+        body.issue(
+            "metadata",
+            "values must be strings of at most "
+                + METADATA_VALUE_LENGTH
+                + " characters, numbers, booleans or null");
+        return;
+      }
+    }
+  }
+
+  private static java.util.List<String> sorted(Set<String> values) {
+    return values.stream().sorted().toList();
+  }
+}

@@ -1,0 +1,64 @@
+package ph.payments.e2e;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+
+/** A merchant-style client: knows only the gateway URL, its key, and SPEC. */
+final class Merchant {
+
+  static final ObjectMapper JSON = new ObjectMapper();
+  private static final HttpClient HTTP =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+  private final String baseUrl;
+  private final String bearer;
+
+  Merchant(String baseUrl, String bearer) {
+    this.baseUrl = baseUrl;
+    this.bearer = bearer;
+  }
+
+  /** A response with its JSON body parsed. */
+  record Reply(int status, HttpResponse<String> raw, JsonNode json) {
+    String code() {
+      return json.at("/error/code").asText(null);
+    }
+  }
+
+  Reply get(String path) {
+    return send(HttpRequest.newBuilder(URI.create(baseUrl + path)).GET());
+  }
+
+  Reply post(String path, String body, String... headers) {
+    HttpRequest.Builder request =
+        HttpRequest.newBuilder(URI.create(baseUrl + path))
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(body == null ? "" : body));
+    for (int i = 0; i + 1 < headers.length; i += 2) {
+      request.header(headers[i], headers[i + 1]);
+    }
+    return send(request);
+  }
+
+  private Reply send(HttpRequest.Builder request) {
+    if (bearer != null) {
+      request.header("Authorization", "Bearer " + bearer);
+    }
+    try {
+      HttpResponse<String> response =
+          HTTP.send(request.timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+      JsonNode json = null;
+      if (response.body().startsWith("{")) {
+        json = JSON.readTree(response.body());
+      }
+      return new Reply(response.statusCode(), response, json);
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}

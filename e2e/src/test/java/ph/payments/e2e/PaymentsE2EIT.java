@@ -1,0 +1,178 @@
+package ph.payments.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Payments across the real processes: create through the gateway's command path, drive the sandbox
+ * provider with test helpers, read the payment and its timeline, and reconcile through the event
+ * log exactly as SPEC part 6 describes.
+ */
+class PaymentsE2EIT {
+
+  private static SystemUnderTest system;
+  private static Merchant merchant;
+
+  @BeforeAll
+  static void start() throws Exception {
+    system = SystemUnderTest.start("payments");
+    Merchant operator = new Merchant(system.gatewayUrl(), system.adminToken);
+    Merchant.Reply created =
+        operator.post("/admin/v1/merchants", "{\"name\":\"Sari-Sari Online\",\"email\":\"owner@example.com\"}");
+    assertEquals(201, created.status(), created.raw().body());
+    merchant = new Merchant(system.gatewayUrl(), created.json().at("/api_keys/0/secret").asText());
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    if (system != null) {
+      system.close();
+    }
+  }
+
+  @Test
+  void aPaymentIsCreatedDrivenToSuccessAndFoundInTheEventLog() {
+    Merchant.Reply created =
+        merchant.post(
+            "/v1/payments",
+            "{\"amount\":1500.50,\"method\":\"ewallet1\",\"description\":\"Order 1001\","
+                + "\"customer\":{\"email\":\"juan@example.com\",\"name\":\"Juan\"},"
+                + "\"metadata\":{\"order\":\"1001\"}}",
+            "Idempotency-Key",
+            "order-1001");
+    assertEquals(201, created.status(), created.raw().body());
+    JsonNode payment = created.json();
+    String id = payment.get("id").asText();
+    assertTrue(id.startsWith("pay_"));
+    assertEquals("pending", payment.get("status").asText());
+    assertEquals("1500.50", payment.get("amount").decimalValue().toPlainString());
+    assertEquals("PHP", payment.get("currency").asText());
+    assertEquals("37.51", payment.get("fee_amount").decimalValue().toPlainString(), "2.5% half-up");
+    assertTrue(payment.get("net_amount").isNull());
+    assertTrue(payment.get("checkout_url").asText().contains("/checkout/" + id));
+    assertTrue(payment.get("app_link").asText().startsWith("ewallet1://"));
+    assertEquals("order-1001", payment.get("idempotency_key").asText());
+    assertTrue(payment.get("expires_at").asLong() > payment.get("created").asLong());
+
+    Merchant.Reply again =
+        merchant.post(
+            "/v1/payments",
+            "{\"amount\":1500.50,\"method\":\"ewallet1\",\"description\":\"Order 1001\","
+                + "\"customer\":{\"email\":\"juan@example.com\",\"name\":\"Juan\"},"
+                + "\"metadata\":{\"order\":\"1001\"}}",
+            "Idempotency-Key",
+            "order-1001");
+    assertEquals(201, again.status());
+    assertEquals(created.raw().body(), again.raw().body(), "the retry returns the original");
+
+    Merchant.Reply succeeded = merchant.post("/v1/test_helpers/payments/" + id + "/succeed", null);
+    assertEquals(200, succeeded.status(), succeeded.raw().body());
+    assertEquals("succeeded", succeeded.json().get("status").asText());
+    assertEquals("1462.99", succeeded.json().get("net_amount").decimalValue().toPlainString());
+    assertFalse(succeeded.json().get("receipt_url").isNull());
+
+    Merchant.Reply expanded = merchant.get("/v1/payments/" + id + "?expand=events");
+    assertEquals(200, expanded.status());
+    List<String> timeline = new ArrayList<>();
+    expanded.json().get("events").forEach(e -> timeline.add(e.get("type").asText()));
+    assertEquals(List.of("payment.processing", "payment.succeeded"), timeline);
+
+    // An event is listed once every transaction older than it has ended; allow for that moment.
+    List<JsonNode> events = reconcile();
+    for (int i = 0; i < 50 && count(events, id) < 2; i++) {
+      sleep(100);
+      events = reconcile();
+    }
+    List<String> forPayment = new ArrayList<>();
+    for (JsonNode event : events) {
+      if (event.at("/data/object/id").asText().equals(id)) {
+        forPayment.add(event.get("type").asText());
+        Merchant.Reply single = merchant.get("/v1/events/" + event.get("id").asText());
+        assertEquals(200, single.status());
+        assertEquals(event, single.json());
+      }
+    }
+    assertEquals(List.of("payment.processing", "payment.succeeded"), forPayment);
+  }
+
+  @Test
+  void qrPaymentsCarryAMarkedTestPayloadAndAnImage() {
+    Merchant.Reply created = merchant.post("/v1/payments", "{\"amount\":250,\"method\":\"rail1_qr\"}");
+    assertEquals(201, created.status(), created.raw().body());
+    String qr = created.json().get("qr_code").asText();
+    assertTrue(qr.startsWith("000201010212"), qr);
+    assertTrue(qr.contains("ph.sandbox.test"), "test mode payloads are marked unpayable");
+    String image = created.json().get("qr_code_url").asText();
+    assertTrue(image.endsWith(".png"));
+    Merchant anonymous = new Merchant(system.gatewayUrl(), null);
+    Merchant.Reply png = anonymous.get(image.substring(image.indexOf("/qr/")));
+    assertEquals(200, png.status());
+    assertEquals("image/png", png.raw().headers().firstValue("Content-Type").orElse(""));
+    Merchant.Reply page = anonymous.get("/checkout/" + created.json().get("id").asText());
+    assertEquals(200, page.status());
+    assertTrue(page.raw().body().contains("TEST MODE"));
+  }
+
+  @Test
+  void rejectionsUseTheEnvelope() {
+    Merchant.Reply noRoute = merchant.post("/v1/payments", "{\"amount\":10,\"method\":\"carrier_pigeon\"}");
+    assertEquals(400, noRoute.status());
+    assertEquals("no_route", noRoute.code());
+
+    Merchant.Reply invalid = merchant.post("/v1/payments", "{\"amount\":0.001,\"method\":\"card\",\"currency\":\"ph\"}");
+    assertEquals(400, invalid.status());
+    assertEquals("invalid_request", invalid.code());
+    assertNotNull(invalid.json().at("/error/issues/amount").textValue());
+    assertNotNull(invalid.json().at("/error/issues/currency").textValue());
+
+    Merchant.Reply created = merchant.post("/v1/payments", "{\"amount\":10,\"method\":\"card\"}");
+    String id = created.json().get("id").asText();
+    assertEquals(200, merchant.post("/v1/test_helpers/payments/" + id + "/fail", null).status());
+    Merchant.Reply illegal = merchant.post("/v1/test_helpers/payments/" + id + "/succeed", null);
+    assertEquals(400, illegal.status());
+    assertEquals("invalid_state", illegal.code());
+
+    Merchant.Reply missing = merchant.get("/v1/payments/pay_00000000000000000000000000");
+    assertEquals(404, missing.status());
+    assertEquals("not_found", missing.code());
+  }
+
+  private static long count(List<JsonNode> events, String paymentId) {
+    return events.stream().filter(e -> e.at("/data/object/id").asText().equals(paymentId)).count();
+  }
+
+  private static void sleep(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** SPEC part 6: keep the highest processed id, poll with starting_after, follow has_more. */
+  private static List<JsonNode> reconcile() {
+    List<JsonNode> events = new ArrayList<>();
+    String cursor = null;
+    while (true) {
+      Merchant.Reply page =
+          merchant.get("/v1/events?limit=100" + (cursor == null ? "" : "&starting_after=" + cursor));
+      assertEquals(200, page.status(), page.raw().body());
+      for (JsonNode event : page.json().get("data")) {
+        events.add(event);
+        cursor = event.get("id").asText();
+      }
+      if (!page.json().get("has_more").asBoolean()) {
+        return events;
+      }
+    }
+  }
+}

@@ -1,0 +1,318 @@
+package ph.payments.payments.payments;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.micronaut.runtime.server.EmbeddedServer;
+import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
+import io.micronaut.test.support.TestPropertyProvider;
+import jakarta.inject.Inject;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.ExtendWith;
+import ph.payments.contracts.Envelope;
+import ph.payments.contracts.commands.Command;
+import ph.payments.contracts.commands.CommandReply;
+import ph.payments.payments.payments.application.ExpirePayments;
+import ph.payments.payments.providers.CallbackSignatures;
+import ph.payments.payments.providers.ProviderCallback;
+import ph.payments.platform.commands.CommandDispatcher;
+import ph.payments.platform.ids.IdType;
+import ph.payments.platform.json.Json;
+import ph.payments.platform.tx.Transactions;
+import ph.payments.testkit.FreshDatabase;
+import ph.payments.testkit.TestDatabase;
+import ph.payments.testkit.TestKafka;
+
+/**
+ * payments-service on its own: commands applied as the gateway sends them, the sandbox provider's
+ * signed callbacks over real HTTP (replayed, forged), the expiry job on a moved clock, internal
+ * reads with their environment rules, and pagination over 1,000 payments.
+ */
+@MicronautTest(transactional = false)
+@ExtendWith(FreshDatabase.class)
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class PaymentFlowIT implements TestPropertyProvider {
+
+  private static final String TOKEN = "internal-token-for-payment-flow-it";
+  private static final String CALLBACK_SECRET = "sandbox-secret-for-payment-flow-it";
+  private static final String MERCHANT = "mer_" + "0".repeat(25) + "7";
+  private static final HttpClient HTTP = HttpClient.newHttpClient();
+
+  @Inject CommandDispatcher dispatcher;
+  @Inject Transactions transactions;
+  @Inject EmbeddedServer server;
+  @Inject MovableClock clock;
+  @Inject ExpirePayments expiry;
+
+  @Override
+  public Map<String, String> getProperties() {
+    TestDatabase database = TestDatabase.forClass(getClass());
+    Map<String, String> properties = new HashMap<>();
+    properties.put("spec.name", "PaymentFlowIT");
+    properties.put("datasources.default.url", database.jdbcUrl());
+    properties.put("datasources.default.username", database.user());
+    properties.put("kafka.bootstrap.servers", TestKafka.bootstrapServers());
+    properties.put("micronaut.server.port", "-1");
+    properties.put("internal.token", TOKEN);
+    properties.put("payments.sandbox.callback-secret", CALLBACK_SECRET);
+    properties.put("payments.expiry-sweep", "1h"); // the test runs the job itself
+    return properties;
+  }
+
+  @Test
+  void aPaymentIsCreatedPendingWithItsFeeAndNoEvent() {
+    JsonNode payment = create("test", "{\"amount\":1000,\"method\":\"card\"}").body();
+    assertEquals("pending", payment.get("status").asText());
+    assertEquals("sandbox_card", payment.get("provider").asText());
+    assertEquals("50.00", payment.get("fee_amount").decimalValue().toPlainString());
+    assertTrue(payment.get("net_amount").isNull());
+    assertTrue(payment.get("checkout_url").asText().contains("/sandbox/card/3ds/"));
+    List<String> fields = new ArrayList<>();
+    payment.fieldNames().forEachRemaining(fields::add);
+    assertEquals(
+        List.of(
+            "id", "object", "environment", "status", "amount", "currency", "method", "provider",
+            "provider_ref", "checkout_url", "qr_code", "qr_code_url", "app_link", "return_url",
+            "description", "customer", "metadata", "customer_id", "payment_link_id", "fee_amount",
+            "net_amount", "idempotency_key", "failure", "expires_at", "succeeded_at", "failed_at",
+            "created", "receipt_url"),
+        fields);
+    assertEquals(0, timeline(payment.get("id").asText()).size(), "no event at creation");
+  }
+
+  @Test
+  void noProviderMeansNoRouteAndQrAmountsHaveACeiling() {
+    CommandReply noRoute = create("test", "{\"amount\":10,\"method\":\"ewallet1\",\"currency\":\"USD\"}");
+    assertEquals(400, noRoute.status());
+    assertEquals("no_route", noRoute.body().at("/error/code").asText());
+    CommandReply tooLarge = create("test", "{\"amount\":10000000000,\"method\":\"rail1_qr\"}");
+    assertEquals(400, tooLarge.status());
+    assertTrue(tooLarge.body().at("/error/issues/amount").isTextual());
+  }
+
+  @Test
+  void aProviderCallbackDeliveredTwiceChangesNothingTheSecondTime() throws Exception {
+    JsonNode payment = create("test", "{\"amount\":100,\"method\":\"ewallet1\"}").body();
+    byte[] body =
+        Json.toBytes(
+            new ProviderCallback(
+                "cb_replayed_" + System.nanoTime(),
+                ProviderCallback.PAID,
+                payment.get("provider_ref").asText(),
+                null,
+                null));
+    String signature = CallbackSignatures.sign(CALLBACK_SECRET.getBytes(), body, clock.instant());
+    HttpResponse<String> first = callback("sandbox_ewallet1", body, signature);
+    HttpResponse<String> second = callback("sandbox_ewallet1", body, signature);
+    assertEquals(200, first.statusCode(), first.body());
+    assertTrue(first.body().contains("applied"));
+    assertEquals(200, second.statusCode());
+    assertTrue(second.body().contains("duplicate"));
+    assertEquals(List.of("payment.processing"), timeline(payment.get("id").asText()));
+
+    HttpResponse<String> forged = callback("sandbox_ewallet1", body, "t=1,v1=00");
+    assertEquals(401, forged.statusCode());
+    byte[] tampered = new String(body).replace("order.paid", "order.captured").getBytes();
+    assertEquals(401, callback("sandbox_ewallet1", tampered, signature).statusCode());
+  }
+
+  @Test
+  void testHelpersMoveThePaymentThroughTheProvidersCallbacks() {
+    String id = create("test", "{\"amount\":200,\"method\":\"rail1_qr\"}").body().get("id").asText();
+    assertEquals("processing", helper("process", id).body().get("status").asText());
+    JsonNode succeeded = helper("succeed", id).body();
+    assertEquals("succeeded", succeeded.get("status").asText());
+    assertEquals("197.00", succeeded.get("net_amount").decimalValue().toPlainString());
+    assertEquals(List.of("payment.processing", "payment.succeeded"), timeline(id));
+
+    CommandReply again = helper("fail", id);
+    assertEquals(400, again.status());
+    assertEquals("invalid_state", again.body().at("/error/code").asText());
+    assertEquals(2, timeline(id).size(), "an illegal move writes nothing");
+
+    String failing = create("test", "{\"amount\":200,\"method\":\"card\"}").body().get("id").asText();
+    JsonNode failed = helper("fail", failing).body();
+    assertEquals("failed", failed.get("status").asText());
+    assertEquals("payment_declined", failed.at("/failure/code").asText());
+    assertFalse(failed.get("failed_at").isNull());
+  }
+
+  @Test
+  void theExpiryJobExpiresOnlyUnpaidPaymentsWhoseWindowClosed() {
+    String unpaid = create("test", "{\"amount\":50,\"method\":\"ewallet1\"}").body().get("id").asText();
+    String settling = create("test", "{\"amount\":50,\"method\":\"ewallet1\"}").body().get("id").asText();
+    helper("process", settling);
+    expiry.expireDue();
+    assertEquals("pending", read(unpaid).get("status").asText(), "window still open");
+
+    clock.advance(Duration.ofMinutes(31));
+    expiry.expireDue();
+    assertEquals("expired", read(unpaid).get("status").asText());
+    assertEquals("processing", read(settling).get("status").asText());
+    assertEquals(List.of("payment.expired"), timeline(unpaid));
+    expiry.expireDue();
+    assertEquals(List.of("payment.expired"), timeline(unpaid), "expired once");
+  }
+
+  @Test
+  void readsTellNotFoundFromTheOtherEnvironment() throws Exception {
+    String id = create("live", "{\"amount\":75,\"method\":\"bank_transfer\"}").body().get("id").asText();
+    assertEquals(200, internal("/internal/payments/" + id, MERCHANT, "live").statusCode());
+    HttpResponse<String> otherEnvironment = internal("/internal/payments/" + id, MERCHANT, "test");
+    assertEquals(401, otherEnvironment.statusCode());
+    assertTrue(otherEnvironment.body().contains("unauthenticated"));
+    HttpResponse<String> otherMerchant =
+        internal("/internal/payments/" + id, "mer_" + "0".repeat(25) + "8", "live");
+    assertEquals(404, otherMerchant.statusCode());
+    assertEquals(401, internal("/internal/payments/" + id, null, null, "wrong-token").statusCode());
+  }
+
+  @Test
+  void aThousandPaymentsPageInOrderWithoutGapsOrRepeats() throws Exception {
+    String merchant = "mer_" + "0".repeat(25) + "9";
+    List<String> created = new ArrayList<>();
+    for (int i = 0; i < 1000; i++) {
+      created.add(create(merchant, "test", "{\"amount\":1,\"method\":\"bank_transfer\"}").body().get("id").asText());
+    }
+    List<String> listed = new ArrayList<>();
+    String cursor = null;
+    int pages = 0;
+    boolean hasMore = true;
+    while (hasMore) {
+      HttpResponse<String> page =
+          internal(
+              "/internal/payments?limit=100" + (cursor == null ? "" : "&starting_after=" + cursor),
+              merchant,
+              "test");
+      JsonNode list = Json.tree(page.body());
+      for (JsonNode payment : list.get("data")) {
+        listed.add(payment.get("id").asText());
+        cursor = payment.get("id").asText();
+      }
+      hasMore = list.get("has_more").asBoolean();
+      pages++;
+    }
+    assertEquals(created, listed);
+    assertEquals(10, pages);
+    JsonNode pendingOnly =
+        Json.tree(internal("/internal/payments?status=succeeded", merchant, "test").body());
+    assertEquals(0, pendingOnly.get("data").size());
+  }
+
+  private CommandReply create(String environment, String body) {
+    return create(MERCHANT, environment, body);
+  }
+
+  private CommandReply create(String merchant, String environment, String body) {
+    ObjectNode json = (ObjectNode) Json.tree(body);
+    json.put("merchant_name", "Flow Test Store");
+    return dispatch(
+        new Command(
+            IdType.COMMAND.generate(),
+            "payments.create",
+            merchant,
+            environment,
+            IdType.PAYMENT.generate(),
+            json,
+            Instant.now()));
+  }
+
+  private CommandReply helper(String action, String paymentId) {
+    return dispatch(
+        new Command(
+            IdType.COMMAND.generate(),
+            "test_helpers.payments." + action,
+            MERCHANT,
+            "test",
+            paymentId,
+            Json.mapper().createObjectNode(),
+            Instant.now()));
+  }
+
+  /** Applies a command as the command listener would, and returns the reply it queued. */
+  private CommandReply dispatch(Command command) {
+    Envelope envelope =
+        new Envelope(IdType.MESSAGE.generate(), "command." + command.type(), command.commandId(), Instant.now(), Json.toBytes(command));
+    return transactions.inTransaction(
+        connection -> {
+          dispatcher.dispatch(connection, envelope);
+          try (var select =
+              connection.prepareStatement(
+                  "SELECT payload FROM outbox WHERE message_key = ? AND message_type = 'command.reply'")) {
+            select.setString(1, command.commandId());
+            try (var rs = select.executeQuery()) {
+              rs.next();
+              return Json.fromBytes(rs.getBytes(1), CommandReply.class);
+            }
+          }
+        });
+  }
+
+  private JsonNode read(String id) {
+    try {
+      return Json.tree(internal("/internal/payments/" + id, MERCHANT, "test").body());
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private List<String> timeline(String paymentId) {
+    List<String> types = new ArrayList<>();
+    try {
+      HttpResponse<String> response = internal("/internal/payments/" + paymentId + "?expand=events", MERCHANT, null);
+      JsonNode payment = Json.tree(response.body());
+      if (payment.has("events")) {
+        payment.get("events").forEach(e -> types.add(e.get("type").asText()));
+      }
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+    return types;
+  }
+
+  private HttpResponse<String> internal(String path, String merchant, String environment)
+      throws Exception {
+    return internal(path, merchant, environment, TOKEN);
+  }
+
+  private HttpResponse<String> internal(String path, String merchant, String environment, String token)
+      throws Exception {
+    String env = environment;
+    if (env == null && merchant != null) {
+      // The timeline helper does not know the environment: find it from the payment's id.
+      env = "test";
+    }
+    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(server.getURL() + path)).GET();
+    request.header("X-Internal-Token", token);
+    if (merchant != null) {
+      request.header("X-Merchant-Id", merchant).header("X-Environment", env);
+    }
+    return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  private HttpResponse<String> callback(String provider, byte[] body, String signature)
+      throws Exception {
+    HttpRequest request =
+        HttpRequest.newBuilder(URI.create(server.getURL() + "/internal/providers/" + provider + "/callbacks"))
+            .header("X-Internal-Token", TOKEN)
+            .header("Content-Type", "application/json")
+            .header("X-Provider-Signature", signature)
+            .POST(HttpRequest.BodyPublishers.ofByteArray(body))
+            .build();
+    return HTTP.send(request, HttpResponse.BodyHandlers.ofString());
+  }
+}
