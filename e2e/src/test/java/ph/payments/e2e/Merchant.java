@@ -11,7 +11,12 @@ import java.time.Duration;
 /** A merchant-style client: knows only the gateway URL, its key, and SPEC. */
 final class Merchant {
 
-  static final ObjectMapper JSON = new ObjectMapper();
+  /** Decimals read exactly, as a careful merchant client reads money. */
+  static final ObjectMapper JSON =
+      new ObjectMapper()
+          .enable(com.fasterxml.jackson.databind.DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+          .setNodeFactory(
+              com.fasterxml.jackson.databind.node.JsonNodeFactory.withExactBigDecimals(true));
   private static final HttpClient HTTP =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 

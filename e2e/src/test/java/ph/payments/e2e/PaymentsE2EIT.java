@@ -55,6 +55,7 @@ class PaymentsE2EIT {
     assertTrue(id.startsWith("pay_"));
     assertEquals("pending", payment.get("status").asText());
     assertEquals("1500.50", payment.get("amount").decimalValue().toPlainString());
+    assertTrue(created.raw().body().contains("\"amount\":1500.50,"), "two decimals on the wire");
     assertEquals("PHP", payment.get("currency").asText());
     assertEquals("37.51", payment.get("fee_amount").decimalValue().toPlainString(), "2.5% half-up");
     assertTrue(payment.get("net_amount").isNull());
