@@ -36,9 +36,42 @@ public class OperatorController {
   static final int MAX_RATE_LIMIT = 10_000;
 
   private final MerchantAccounts accounts;
+  private final ph.payments.gateway.commands.CommandBus commands;
 
-  public OperatorController(MerchantAccounts accounts) {
+  public OperatorController(
+      MerchantAccounts accounts, ph.payments.gateway.commands.CommandBus commands) {
     this.accounts = accounts;
+    this.commands = commands;
+  }
+
+  /**
+   * {@code {method, percent, fixed_amount}}: the merchant's own fee for a method (percent of the
+   * gross amount plus a fixed part), replacing the default for new payments; {@code percent} null
+   * restores the default. Applied by payments-service, which owns fees.
+   */
+  @Post("/merchants/{id}/fees")
+  public HttpResponse<JsonNode> setFee(String id, @Nullable @Body JsonNode json) {
+    Fields body = Fields.of(json).allowOnly("method", "percent", "fixed_amount");
+    String method = body.requiredString("method", 1, 40);
+    boolean clearing = json != null && json.has("percent") && json.get("percent").isNull();
+    if (!clearing) {
+      body.requiredAmount("percent", java.math.BigDecimal.ZERO, new java.math.BigDecimal("99.99"));
+      body.requiredAmount("fixed_amount", java.math.BigDecimal.ZERO, new java.math.BigDecimal("100000"));
+    }
+    body.validate();
+    accounts.find(merchantId(id));
+    com.fasterxml.jackson.databind.node.ObjectNode command =
+        ph.payments.platform.json.Json.mapper().createObjectNode();
+    command.put("merchant_id", id);
+    command.put("method", method);
+    command.set("percent", json.get("percent"));
+    command.set("fixed_amount", clearing ? null : json.get("fixed_amount"));
+    var reply =
+        commands.submit(
+            new ph.payments.gateway.commands.CommandBus.Request(
+                ph.payments.contracts.Topics.PAYMENTS_COMMANDS, "merchant_fees.set", null, null, null, command));
+    return HttpResponse.<JsonNode>status(io.micronaut.http.HttpStatus.valueOf(reply.status()))
+        .body(reply.body());
   }
 
   /** {@code {name, email}} → 201 merchant with a {@code sk_test_} key that may do everything. */

@@ -95,6 +95,40 @@ class PaymentFlowIT implements TestPropertyProvider {
   }
 
   @Test
+  void aMerchantsOwnFeeReplacesTheDefaultUntilCleared() {
+    String merchant = "mer_" + "0".repeat(25) + "a";
+    CommandReply set =
+        dispatch(
+            new Command(
+                IdType.COMMAND.generate(),
+                "merchant_fees.set",
+                null,
+                null,
+                null,
+                Json.tree(
+                    "{\"merchant_id\":\"" + merchant + "\",\"method\":\"card\",\"percent\":1.25,"
+                        + "\"fixed_amount\":5}"),
+                Instant.now()));
+    assertEquals(200, set.status(), set.body().toString());
+    JsonNode own = create(merchant, "test", "{\"amount\":1000,\"method\":\"card\"}").body();
+    assertEquals("17.50", own.get("fee_amount").decimalValue().toPlainString());
+    JsonNode other = create(merchant, "test", "{\"amount\":1000,\"method\":\"ewallet1\"}").body();
+    assertEquals("25.00", other.get("fee_amount").decimalValue().toPlainString(), "other methods keep the default");
+
+    dispatch(
+        new Command(
+            IdType.COMMAND.generate(),
+            "merchant_fees.set",
+            null,
+            null,
+            null,
+            Json.tree("{\"merchant_id\":\"" + merchant + "\",\"method\":\"card\",\"percent\":null}"),
+            Instant.now()));
+    JsonNode restored = create(merchant, "test", "{\"amount\":1000,\"method\":\"card\"}").body();
+    assertEquals("50.00", restored.get("fee_amount").decimalValue().toPlainString());
+  }
+
+  @Test
   void noProviderMeansNoRouteAndQrAmountsHaveACeiling() {
     CommandReply noRoute = create("test", "{\"amount\":10,\"method\":\"ewallet1\",\"currency\":\"USD\"}");
     assertEquals(400, noRoute.status());
