@@ -1,15 +1,21 @@
 package ph.payments.gateway.admin;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpResponse;
+import io.micronaut.http.HttpStatus;
 import io.micronaut.http.annotation.Body;
 import io.micronaut.http.annotation.Controller;
 import io.micronaut.http.annotation.Get;
 import io.micronaut.http.annotation.Post;
 import io.micronaut.scheduling.TaskExecutors;
 import io.micronaut.scheduling.annotation.ExecuteOn;
+import java.math.BigDecimal;
 import java.util.Set;
+import ph.payments.contracts.Topics;
+import ph.payments.contracts.commands.CommandReply;
+import ph.payments.gateway.commands.CommandBus;
 import ph.payments.gateway.merchants.MerchantAccounts;
 import ph.payments.gateway.merchants.MerchantAccounts.KeyView;
 import ph.payments.gateway.merchants.MerchantAccounts.MerchantView;
@@ -17,6 +23,7 @@ import ph.payments.gateway.merchants.Scopes;
 import ph.payments.gateway.web.Fields;
 import ph.payments.platform.errors.ApiException;
 import ph.payments.platform.ids.IdType;
+import ph.payments.platform.json.Json;
 
 /**
  * The operator API (ARCHITECTURE "Conventions"), behind {@link AdminTokenFilter}: merchants, their
@@ -36,10 +43,9 @@ public class OperatorController {
   static final int MAX_RATE_LIMIT = 10_000;
 
   private final MerchantAccounts accounts;
-  private final ph.payments.gateway.commands.CommandBus commands;
+  private final CommandBus commands;
 
-  public OperatorController(
-      MerchantAccounts accounts, ph.payments.gateway.commands.CommandBus commands) {
+  public OperatorController(MerchantAccounts accounts, CommandBus commands) {
     this.accounts = accounts;
     this.commands = commands;
   }
@@ -55,23 +61,21 @@ public class OperatorController {
     String method = body.requiredString("method", 1, 40);
     boolean clearing = json != null && json.has("percent") && json.get("percent").isNull();
     if (!clearing) {
-      body.requiredAmount("percent", java.math.BigDecimal.ZERO, new java.math.BigDecimal("99.99"));
-      body.requiredAmount("fixed_amount", java.math.BigDecimal.ZERO, new java.math.BigDecimal("100000"));
+      body.requiredAmount("percent", BigDecimal.ZERO, new BigDecimal("99.99"));
+      body.requiredAmount("fixed_amount", BigDecimal.ZERO, new BigDecimal("100000"));
     }
     body.validate();
     accounts.find(merchantId(id));
-    com.fasterxml.jackson.databind.node.ObjectNode command =
-        ph.payments.platform.json.Json.mapper().createObjectNode();
+    ObjectNode command = Json.mapper().createObjectNode();
     command.put("merchant_id", id);
     command.put("method", method);
     command.set("percent", json.get("percent"));
     command.set("fixed_amount", clearing ? null : json.get("fixed_amount"));
-    var reply =
+    CommandReply reply =
         commands.submit(
-            new ph.payments.gateway.commands.CommandBus.Request(
-                ph.payments.contracts.Topics.PAYMENTS_COMMANDS, "merchant_fees.set", null, null, null, command));
-    return HttpResponse.<JsonNode>status(io.micronaut.http.HttpStatus.valueOf(reply.status()))
-        .body(reply.body());
+            new CommandBus.Request(
+                Topics.PAYMENTS_COMMANDS, "merchant_fees.set", null, null, null, command));
+    return HttpResponse.<JsonNode>status(HttpStatus.valueOf(reply.status())).body(reply.body());
   }
 
   /** {@code {name, email}} → 201 merchant with a {@code sk_test_} key that may do everything. */

@@ -48,23 +48,38 @@ public class CheckoutController {
   @Get(uri = "/checkout/{id}", produces = MediaType.TEXT_HTML)
   public HttpResponse<String> page(String id) {
     JsonNode payment = publicView(id);
-    String qr = payment.path("qr_code").isTextual()
-        ? "<img alt=\"QR code to pay\" width=\"280\" height=\"280\" src=\"/qr/" + escape(id) + ".svg\">"
-        : "";
-    String app = payment.path("app_link").isTextual()
-        ? "<p><a href=\"" + escape(payment.get("app_link").asText()) + "\">Open your wallet app</a></p>"
-        : "";
-    String test = "test".equals(payment.path("environment").asText())
-        ? "<p class=\"test\">TEST MODE: no real money moves.</p>"
-        : "";
+    String qr =
+        payment.path("qr_code").isTextual()
+            ? "<img alt=\"QR code to pay\" width=\"280\" height=\"280\" src=\"/qr/"
+                + escape(id)
+                + ".svg\">"
+            : "";
+    String app =
+        payment.path("app_link").isTextual()
+            ? "<p><a href=\""
+                + escape(payment.get("app_link").asText())
+                + "\">Open your wallet app</a></p>"
+            : "";
+    String test =
+        "test".equals(payment.path("environment").asText())
+            ? "<p class=\"test\">TEST MODE: no real money moves.</p>"
+            : "";
     String html =
         "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
             + "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-            + "<title>Pay " + escape(amount(payment)) + "</title></head><body>"
+            + "<title>Pay "
+            + escape(amount(payment))
+            + "</title></head><body>"
             + test
-            + "<h1>" + escape(amount(payment)) + "</h1>"
-            + "<p>" + escape(payment.path("description").asText("")) + "</p>"
-            + "<p>Status: <strong id=\"status\">" + escape(payment.path("status").asText()) + "</strong></p>"
+            + "<h1>"
+            + escape(amount(payment))
+            + "</h1>"
+            + "<p>"
+            + escape(payment.path("description").asText(""))
+            + "</p>"
+            + "<p>Status: <strong id=\"status\">"
+            + escape(payment.path("status").asText())
+            + "</strong></p>"
             + qr
             + app
             + "</body></html>";
@@ -103,7 +118,8 @@ public class CheckoutController {
     if (!IdType.PAYMENT.matches(id)) {
       throw ApiException.notFound("payment");
     }
-    HttpResponse<String> answer = router.getPublic(Owner.PAYMENTS, "/internal/public/payments/" + id);
+    HttpResponse<String> answer =
+        router.getPublic(Owner.PAYMENTS, "/internal/public/payments/" + id);
     if (answer.getStatus().getCode() != 200) {
       throw ApiException.notFound("payment");
     }
@@ -111,7 +127,9 @@ public class CheckoutController {
   }
 
   private static String amount(JsonNode payment) {
-    return payment.path("currency").asText() + " " + payment.path("amount").decimalValue().toPlainString();
+    return payment.path("currency").asText()
+        + " "
+        + payment.path("amount").decimalValue().toPlainString();
   }
 
   private static String escape(String text) {

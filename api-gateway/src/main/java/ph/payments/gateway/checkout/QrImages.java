@@ -18,9 +18,12 @@ public final class QrImages {
   private static final int SIZE = 360;
   private static final Map<EncodeHintType, Object> HINTS =
       Map.of(
-          EncodeHintType.ERROR_CORRECTION, ErrorCorrectionLevel.M,
-          EncodeHintType.MARGIN, 4,
-          EncodeHintType.CHARACTER_SET, "UTF-8");
+          EncodeHintType.ERROR_CORRECTION,
+          ErrorCorrectionLevel.M,
+          EncodeHintType.MARGIN,
+          4,
+          EncodeHintType.CHARACTER_SET,
+          "UTF-8");
 
   public static byte[] png(String payload) {
     try (ByteArrayOutputStream out = new ByteArrayOutputStream()) {

@@ -70,6 +70,7 @@ public class EventsController {
     if (!IdType.EVENT.matches(id)) {
       throw ApiException.notFound("event");
     }
-    return reads.get(request, MerchantContext.of(request), Owner.PAYMENTS, "/internal/events/" + id, Set.of());
+    return reads.get(
+        request, MerchantContext.of(request), Owner.PAYMENTS, "/internal/events/" + id, Set.of());
   }
 }

@@ -30,9 +30,9 @@ import ph.payments.platform.ids.IdType;
 import ph.payments.platform.money.Money;
 
 /**
- * Payments (SPEC part 4): creation through the command path into payments-service, reads
- * forwarded to it, and the sandbox test helpers. Every body rule of SPEC parts 4 and 8 is checked
- * here, before anything is written.
+ * Payments (SPEC part 4): creation through the command path into payments-service, reads forwarded
+ * to it, and the sandbox test helpers. Every body rule of SPEC parts 4 and 8 is checked here,
+ * before anything is written.
  */
 @Controller("/v1")
 @ExecuteOn(TaskExecutors.BLOCKING)
@@ -95,7 +95,8 @@ public class PaymentsController {
     ListParams.from(request);
     String status = request.getParameters().get("status");
     if (status != null && !STATUSES.contains(status)) {
-      throw ApiException.invalid(Map.of("status", "must be one of " + String.join(", ", sorted(STATUSES))));
+      throw ApiException.invalid(
+          Map.of("status", "must be one of " + String.join(", ", sorted(STATUSES))));
     }
     return reads.get(
         request,
@@ -114,7 +115,11 @@ public class PaymentsController {
     }
     requirePaymentId(id);
     return reads.get(
-        request, MerchantContext.of(request), Owner.PAYMENTS, "/internal/payments/" + id, Set.of("expand"));
+        request,
+        MerchantContext.of(request),
+        Owner.PAYMENTS,
+        "/internal/payments/" + id,
+        Set.of("expand"));
   }
 
   /** Sandbox only: what the customer or provider did, through the sandbox provider. */
@@ -150,7 +155,8 @@ public class PaymentsController {
     fields.optionalEmail("email");
     fields.optionalString("name", 1, 200);
     if (!fields.valid()) {
-      body.issue("customer", "must be {email, name} with a valid email and a name of 1 to 200 characters");
+      body.issue(
+          "customer", "must be {email, name} with a valid email and a name of 1 to 200 characters");
     }
   }
 

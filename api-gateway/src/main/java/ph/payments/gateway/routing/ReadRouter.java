@@ -8,8 +8,8 @@ import io.micronaut.http.MediaType;
 import io.micronaut.http.MutableHttpRequest;
 import io.micronaut.http.client.HttpClient;
 import io.micronaut.http.client.HttpClientConfiguration;
-import io.micronaut.http.client.exceptions.HttpClientResponseException;
 import io.micronaut.http.client.exceptions.HttpClientException;
+import io.micronaut.http.client.exceptions.HttpClientResponseException;
 import io.micronaut.http.uri.UriBuilder;
 import jakarta.annotation.PreDestroy;
 import jakarta.inject.Singleton;
@@ -25,11 +25,11 @@ import ph.payments.platform.errors.ApiException;
 import ph.payments.platform.micronaut.InternalHeaders;
 
 /**
- * Forwards a merchant's read to the service that owns the resource: the path and the allowed
- * query parameters go through; the merchant and environment are taken from the API key (headers
- * the owner trusts because of the internal token), and anything the client sent in their place
- * is dropped. The owner's status and body come back unchanged: owners answer in the same error
- * envelope, including 401 for a resource of the other environment.
+ * Forwards a merchant's read to the service that owns the resource: the path and the allowed query
+ * parameters go through; the merchant and environment are taken from the API key (headers the owner
+ * trusts because of the internal token), and anything the client sent in their place is dropped.
+ * The owner's status and body come back unchanged: owners answer in the same error envelope,
+ * including 401 for a resource of the other environment.
  */
 @Singleton
 public class ReadRouter {
@@ -100,7 +100,8 @@ public class ReadRouter {
   }
 
   /** Relays a provider's callback, body and signature untouched, to its owner. */
-  public HttpResponse<String> postRaw(Owner owner, String path, byte[] body, Map<String, String> headers) {
+  public HttpResponse<String> postRaw(
+      Owner owner, String path, byte[] body, Map<String, String> headers) {
     MutableHttpRequest<byte[]> forward =
         HttpRequest.POST(path, body)
             .header(InternalHeaders.TOKEN, internalToken)

@@ -17,9 +17,9 @@ import ph.payments.gateway.support.GatewayTest;
 import ph.payments.gateway.support.Http;
 
 /**
- * The served OpenAPI document and the gateway's route table agree: every public ({@code /v1})
- * and operator ({@code /admin/v1}) route is described, and nothing described is missing. Routes of
- * the test sources ({@code /v1/test_…}, but not the sandbox {@code /v1/test_helpers}) and the HEAD
+ * The served OpenAPI document and the gateway's route table agree: every public ({@code /v1}) and
+ * operator ({@code /admin/v1}) route is described, and nothing described is missing. Routes of the
+ * test sources ({@code /v1/test_…}, but not the sandbox {@code /v1/test_helpers}) and the HEAD
  * twins of GET routes are left out.
  */
 @MicronautTest
@@ -38,11 +38,14 @@ class OpenApiRoutesIT extends GatewayTest {
   @SuppressWarnings("unchecked")
   void everyRouteIsDescribedAndEveryDescribedRouteExists() {
     Map<String, Object> document = new Yaml().load(http().get("/openapi.yaml", null).body());
-    Map<String, Map<String, Object>> paths = (Map<String, Map<String, Object>>) document.get("paths");
+    Map<String, Map<String, Object>> paths =
+        (Map<String, Map<String, Object>>) document.get("paths");
     Set<String> described = new TreeSet<>();
     paths.forEach(
         (path, operations) ->
-            operations.keySet().forEach(method -> described.add(method.toUpperCase() + " " + path)));
+            operations
+                .keySet()
+                .forEach(method -> described.add(method.toUpperCase() + " " + path)));
 
     Set<String> routed = new TreeSet<>();
     router

@@ -13,9 +13,9 @@ import ph.payments.gateway.support.Http;
 
 /**
  * SPEC part 4's rules for {@code POST /v1/payments}, each limit at its edge, over real HTTP. A
- * rejected body never reaches payments-service (none runs here), so these answers are the
- * gateway's alone; valid bodies get past validation and are accepted as commands (503 after the
- * short reply timeout, since no owner runs in this test).
+ * rejected body never reaches payments-service (none runs here), so these answers are the gateway's
+ * alone; valid bodies get past validation and are accepted as commands (503 after the short reply
+ * timeout, since no owner runs in this test).
  */
 @MicronautTest
 class PaymentValidationIT extends GatewayTest {
@@ -90,7 +90,12 @@ class PaymentValidationIT extends GatewayTest {
   }
 
   @ParameterizedTest(name = "GET /v1/payments?{0} is refused on {1}")
-  @CsvSource({"status=paid, status", "limit=0, limit", "limit=101, limit", "starting_after=x, starting_after"})
+  @CsvSource({
+    "status=paid, status",
+    "limit=0, limit",
+    "limit=101, limit",
+    "starting_after=x, starting_after"
+  })
   void listParametersAreChecked(String query, String field) {
     Http.Response response = http().get("/v1/payments?" + query, key);
     assertEquals(400, response.status(), response.body());

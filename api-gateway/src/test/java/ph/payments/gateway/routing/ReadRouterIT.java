@@ -31,8 +31,8 @@ import ph.payments.gateway.support.Operator;
 import ph.payments.platform.micronaut.InternalHeaders;
 
 /**
- * Reads go to the owning service with the merchant and environment of the API key, never those
- * of the request; the owner's answer comes back unchanged; an unreachable owner is a 503.
+ * Reads go to the owning service with the merchant and environment of the API key, never those of
+ * the request; the owner's answer comes back unchanged; an unreachable owner is a 503.
  */
 @MicronautTest
 @io.micronaut.context.annotation.Property(name = "spec.name", value = "ReadRouterIT")
@@ -49,30 +49,35 @@ class ReadRouterIT extends GatewayTest {
     } catch (IOException e) {
       throw new IllegalStateException(e);
     }
-    owner.createContext("/internal/things/", exchange -> {
-      seen.clear();
-      exchange.getRequestHeaders().forEach((name, values) -> seen.put(name.toLowerCase(), values.get(0)));
-      seen.put("query", String.valueOf(exchange.getRequestURI().getRawQuery()));
-      String id = exchange.getRequestURI().getPath().substring("/internal/things/".length());
-      int status = 200;
-      String body = "{\"id\":\"" + id + "\",\"object\":\"thing\",\"amount\":100.50}";
-      if (id.equals("missing")) {
-        status = 404;
-        body = "{\"error\":{\"code\":\"not_found\",\"message\":\"No such thing.\"}}";
-      } else if (id.equals("live_only")) {
-        status = 401;
-        body = "{\"error\":{\"code\":\"unauthenticated\",\"message\":\"Other environment.\"}}";
-      }
-      byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-      exchange.getResponseHeaders().add("Content-Type", "application/json");
-      exchange.sendResponseHeaders(status, bytes.length);
-      try (OutputStream out = exchange.getResponseBody()) {
-        out.write(bytes);
-      }
-    });
+    owner.createContext(
+        "/internal/things/",
+        exchange -> {
+          seen.clear();
+          exchange
+              .getRequestHeaders()
+              .forEach((name, values) -> seen.put(name.toLowerCase(), values.get(0)));
+          seen.put("query", String.valueOf(exchange.getRequestURI().getRawQuery()));
+          String id = exchange.getRequestURI().getPath().substring("/internal/things/".length());
+          int status = 200;
+          String body = "{\"id\":\"" + id + "\",\"object\":\"thing\",\"amount\":100.50}";
+          if (id.equals("missing")) {
+            status = 404;
+            body = "{\"error\":{\"code\":\"not_found\",\"message\":\"No such thing.\"}}";
+          } else if (id.equals("live_only")) {
+            status = 401;
+            body = "{\"error\":{\"code\":\"unauthenticated\",\"message\":\"Other environment.\"}}";
+          }
+          byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+          exchange.getResponseHeaders().add("Content-Type", "application/json");
+          exchange.sendResponseHeaders(status, bytes.length);
+          try (OutputStream out = exchange.getResponseBody()) {
+            out.write(bytes);
+          }
+        });
     owner.start();
     Map<String, String> properties = new HashMap<>();
-    properties.put("gateway.services.payments-url", "http://127.0.0.1:" + owner.getAddress().getPort());
+    properties.put(
+        "gateway.services.payments-url", "http://127.0.0.1:" + owner.getAddress().getPort());
     properties.put("gateway.services.ledger-url", "http://127.0.0.1:1");
     properties.put("internal.token", INTERNAL_TOKEN);
     return properties;
@@ -139,13 +144,18 @@ class ReadRouterIT extends GatewayTest {
     @RequiresScope("payments:read")
     HttpResponse<String> thing(HttpRequest<?> request, String id) {
       return router.get(
-          request, MerchantContext.of(request), Owner.PAYMENTS, "/internal/things/" + id, Set.of("limit", "starting_after"));
+          request,
+          MerchantContext.of(request),
+          Owner.PAYMENTS,
+          "/internal/things/" + id,
+          Set.of("limit", "starting_after"));
     }
 
     @Get("/v1/test_reads_ledger")
     @RequiresScope("payments:read")
     HttpResponse<String> ledger(HttpRequest<?> request) {
-      return router.get(request, MerchantContext.of(request), Owner.LEDGER, "/internal/x", Set.of());
+      return router.get(
+          request, MerchantContext.of(request), Owner.LEDGER, "/internal/x", Set.of());
     }
   }
 }

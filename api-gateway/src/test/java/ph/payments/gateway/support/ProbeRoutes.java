@@ -1,20 +1,20 @@
 package ph.payments.gateway.support;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.micronaut.context.annotation.Requires;
+import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpRequest;
+import io.micronaut.http.annotation.Body;
 import io.micronaut.http.annotation.Controller;
 import io.micronaut.http.annotation.Get;
 import io.micronaut.http.annotation.Post;
-import com.fasterxml.jackson.databind.JsonNode;
-import io.micronaut.core.annotation.Nullable;
-import io.micronaut.http.annotation.Body;
 import java.math.BigDecimal;
 import java.util.Map;
-import ph.payments.gateway.web.Fields;
-import ph.payments.gateway.web.ListParams;
 import ph.payments.gateway.auth.MerchantContext;
 import ph.payments.gateway.auth.RequiresScope;
 import ph.payments.gateway.auth.TestModeOnly;
+import ph.payments.gateway.web.Fields;
+import ph.payments.gateway.web.ListParams;
 
 /**
  * Test-only {@code /v1} routes that answer with the authenticated context, so authentication,

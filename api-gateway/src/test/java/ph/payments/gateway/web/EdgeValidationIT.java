@@ -9,7 +9,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import ph.payments.gateway.support.GatewayTest;
 import ph.payments.gateway.support.Http;
-import ph.payments.gateway.support.Operator;
 
 /**
  * Bad input of every kind answers 400 {@code invalid_request} in the envelope, naming the field
@@ -51,7 +50,8 @@ class EdgeValidationIT extends GatewayTest {
                     + "\"metadata\":[1],\"colour\":\"red\"}");
     assertInvalid(response);
     for (String field : new String[] {"amount", "currency", "email", "url", "metadata", "colour"}) {
-      assertTrue(response.json().at("/error/issues/" + field).isTextual(), field + " in " + response);
+      assertTrue(
+          response.json().at("/error/issues/" + field).isTextual(), field + " in " + response);
     }
   }
 
@@ -83,8 +83,7 @@ class EdgeValidationIT extends GatewayTest {
 
   @Test
   void aWrongMediaTypeUsesTheEnvelope() {
-    Http.Response response =
-        http().send("POST", BODY, key, null, "Content-Type", "text/plain");
+    Http.Response response = http().send("POST", BODY, key, null, "Content-Type", "text/plain");
     assertTrue(response.status() == 415 || response.status() == 400, response.toString());
     assertEquals("invalid_request", response.errorCode());
   }

@@ -25,16 +25,16 @@ import ph.payments.platform.tx.Transactions;
 
 /**
  * The canonical event log (SPEC part 6). An event is appended in the transaction of the state
- * change it announces, together with its outbox row, so it is published (and delivered by
- * webhooks) exactly as stored.
+ * change it announces, together with its outbox row, so it is published (and delivered by webhooks)
+ * exactly as stored.
  *
- * <p><b>Gap-free reading.</b> Transactions commit in another order than they take sequence
- * numbers: a reader that listed event 51 while the transaction holding 50 was still open would
- * skip 50 forever. So the log is ordered by (writing transaction id, sequence), and {@link #list}
- * returns only events whose transaction is older than the oldest transaction still in flight
- * ({@code pg_snapshot_xmin}). Every such transaction has ended, and any event written from now on
- * belongs to a transaction at or after that horizon: it sorts after everything listed. Event ids
- * encode (transaction, sequence), so they sort exactly in list order.
+ * <p><b>Gap-free reading.</b> Transactions commit in another order than they take sequence numbers:
+ * a reader that listed event 51 while the transaction holding 50 was still open would skip 50
+ * forever. So the log is ordered by (writing transaction id, sequence), and {@link #list} returns
+ * only events whose transaction is older than the oldest transaction still in flight ({@code
+ * pg_snapshot_xmin}). Every such transaction has ended, and any event written from now on belongs
+ * to a transaction at or after that horizon: it sorts after everything listed. Event ids encode
+ * (transaction, sequence), so they sort exactly in list order.
  */
 @Singleton
 public class EventLog {
@@ -157,45 +157,29 @@ public class EventLog {
     return new Page(hasMore ? events.subList(0, limit) : events, hasMore);
   }
 
+  /** An event as stored, with the environment it belongs to. */
+  public record Stored(String environment, byte[] body) {}
 
-  /** The event body if it belongs to the merchant's environment. */
-  public Optional<byte[]> find(
-      Connection connection, String merchantId, String environment, String eventId)
+  /**
+   * The merchant's event with this id, in whichever environment it is: the caller tells "not found"
+   * (404) from "the other environment" (401).
+   */
+  public Optional<Stored> find(Connection connection, String merchantId, String eventId)
       throws SQLException {
     if (!IdType.EVENT.matches(eventId)) {
       return Optional.empty();
     }
     try (PreparedStatement select =
         connection.prepareStatement(
-            "SELECT body FROM events WHERE txid = ?::text::xid8 AND seq = ?"
-                + " AND merchant_id = ? AND environment = ?")) {
+            "SELECT environment, body FROM events WHERE txid = ?::text::xid8 AND seq = ?"
+                + " AND merchant_id = ?")) {
       select.setString(1, Long.toString(IdType.eventTransaction(eventId)));
       select.setLong(2, IdType.eventSequence(eventId));
       select.setString(3, merchantId);
-      select.setString(4, environment);
       try (ResultSet rs = select.executeQuery()) {
-        return rs.next() ? Optional.of(rs.getBytes(1)) : Optional.empty();
-      }
-    }
-  }
-
-  /** Whether the merchant has this event in the other environment (answered 401, not 404). */
-  public boolean existsInOtherEnvironment(
-      Connection connection, String merchantId, String environment, String eventId)
-      throws SQLException {
-    if (!IdType.EVENT.matches(eventId)) {
-      return false;
-    }
-    try (PreparedStatement select =
-        connection.prepareStatement(
-            "SELECT 1 FROM events WHERE txid = ?::text::xid8 AND seq = ?"
-                + " AND merchant_id = ? AND environment <> ?")) {
-      select.setString(1, Long.toString(IdType.eventTransaction(eventId)));
-      select.setLong(2, IdType.eventSequence(eventId));
-      select.setString(3, merchantId);
-      select.setString(4, environment);
-      try (ResultSet rs = select.executeQuery()) {
-        return rs.next();
+        return rs.next()
+            ? Optional.of(new Stored(rs.getString(1), rs.getBytes(2)))
+            : Optional.empty();
       }
     }
   }
@@ -204,7 +188,8 @@ public class EventLog {
   public List<byte[]> forResource(Connection connection, String resourceId) throws SQLException {
     List<byte[]> events = new ArrayList<>();
     try (PreparedStatement select =
-        connection.prepareStatement("SELECT body FROM events WHERE resource_id = ? ORDER BY txid, seq")) {
+        connection.prepareStatement(
+            "SELECT body FROM events WHERE resource_id = ? ORDER BY txid, seq")) {
       select.setString(1, resourceId);
       try (ResultSet rs = select.executeQuery()) {
         while (rs.next()) {

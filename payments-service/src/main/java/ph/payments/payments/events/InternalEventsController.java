@@ -44,7 +44,9 @@ public class InternalEventsController {
     int pageSize = limit == null ? 25 : Math.max(1, Math.min(100, limit));
     EventLog.Page page =
         transactions.inTransaction(
-            c -> log.list(c, scope.merchantId(), scope.environment(), type, startingAfter, pageSize));
+            c ->
+                log.list(
+                    c, scope.merchantId(), scope.environment(), type, startingAfter, pageSize));
     ObjectNode list = Json.mapper().createObjectNode();
     list.put("object", "list");
     ArrayNode data = list.putArray("data");
@@ -60,16 +62,15 @@ public class InternalEventsController {
     byte[] body =
         transactions.inTransaction(
             c -> {
-              var found = log.find(c, scope.merchantId(), scope.environment(), id);
-              if (found.isPresent()) {
-                return found.get();
-              }
-              if (log.existsInOtherEnvironment(c, scope.merchantId(), scope.environment(), id)) {
+              EventLog.Stored event =
+                  log.find(c, scope.merchantId(), id)
+                      .orElseThrow(() -> ApiException.notFound("event"));
+              if (!event.environment().equals(scope.environment())) {
                 throw new ApiException(
                     ErrorCode.UNAUTHENTICATED,
                     "This event belongs to the other environment; use a key of that environment.");
               }
-              throw ApiException.notFound("event");
+              return event.body();
             });
     return HttpResponse.ok(body).contentType(MediaType.APPLICATION_JSON_TYPE);
   }

@@ -10,9 +10,9 @@ import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
- * Provider callback signatures: {@code t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>},
- * the same scheme our own webhooks use. Verification is constant-time and refuses timestamps
- * further than the tolerance from now (a captured callback cannot be replayed much later).
+ * Provider callback signatures: {@code t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>}, the
+ * same scheme our own webhooks use. Verification is constant-time and refuses timestamps further
+ * than the tolerance from now (a captured callback cannot be replayed much later).
  */
 public final class CallbackSignatures {
 

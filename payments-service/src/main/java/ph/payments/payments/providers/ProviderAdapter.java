@@ -6,10 +6,10 @@ import java.util.Set;
 import ph.payments.payments.payments.domain.Payment;
 
 /**
- * One payment provider, seen from our side. Creating a payment registers it with the provider;
- * the provider later reports what the customer did through {@link ProviderCallbacks}, signed with
- * the secret the adapter verifies. The sandbox adapters implement this interface completely;
- * a live connector implements the same interface against a real provider's API.
+ * One payment provider, seen from our side. Creating a payment registers it with the provider; the
+ * provider later reports what the customer did through {@link ProviderCallbacks}, signed with the
+ * secret the adapter verifies. The sandbox adapters implement this interface completely; a live
+ * connector implements the same interface against a real provider's API.
  */
 public interface ProviderAdapter {
 

@@ -14,9 +14,9 @@ import ph.payments.platform.errors.ErrorCode;
 import ph.payments.platform.tx.Transactions;
 
 /**
- * Where providers report (relayed by the gateway's public {@code /callbacks/providers/{name}}):
- * the raw body and its signature header go to {@link ProviderCallbacks}. A duplicate or an
- * ignored callback is still acknowledged with 200, so the provider stops resending it.
+ * Where providers report (relayed by the gateway's public {@code /callbacks/providers/{name}}): the
+ * raw body and its signature header go to {@link ProviderCallbacks}. A duplicate or an ignored
+ * callback is still acknowledged with 200, so the provider stops resending it.
  */
 @Controller("/internal/providers")
 @ExecuteOn(TaskExecutors.BLOCKING)
@@ -37,9 +37,7 @@ public class ProviderCallbackController {
 
   @Post(uri = "/{provider}/callbacks", consumes = "application/json")
   public HttpResponse<Map<String, String>> receive(
-      String provider,
-      @Body byte[] body,
-      @Nullable @Header(SIGNATURE_HEADER) String signature) {
+      String provider, @Body byte[] body, @Nullable @Header(SIGNATURE_HEADER) String signature) {
     ProviderAdapter adapter =
         router.byName(provider).orElseThrow(() -> ApiException.notFound("provider"));
     try {

@@ -17,9 +17,9 @@ import ph.payments.platform.json.Json;
 import ph.payments.platform.tx.Transactions;
 
 /**
- * The one path by which a provider's report changes a payment, for real providers (over HTTP)
- * and the sandbox alike: verify the signature, apply each callback at most once, and only as a
- * legal move of the payment's state machine.
+ * The one path by which a provider's report changes a payment, for real providers (over HTTP) and
+ * the sandbox alike: verify the signature, apply each callback at most once, and only as a legal
+ * move of the payment's state machine.
  */
 @Singleton
 public class ProviderCallbacks {
@@ -72,13 +72,18 @@ public class ProviderCallbacks {
     Optional<Payment> found =
         payments.lockByProviderRef(connection, provider.name(), callback.providerRef());
     if (found.isEmpty()) {
-      log.warn("{} callback {} for unknown order {}", provider.name(), callback.id(), callback.providerRef());
+      log.warn(
+          "{} callback {} for unknown order {}",
+          provider.name(),
+          callback.id(),
+          callback.providerRef());
       return Outcome.IGNORED;
     }
     Payment.Move outcome =
         switch (callback.type()) {
           case ProviderCallback.PAID -> moves.apply(connection, found.get(), Payment::processing);
-          case ProviderCallback.CAPTURED -> moves.apply(connection, found.get(), Payment::succeeded);
+          case ProviderCallback.CAPTURED ->
+              moves.apply(connection, found.get(), Payment::succeeded);
           case ProviderCallback.DECLINED ->
               moves.apply(
                   connection,

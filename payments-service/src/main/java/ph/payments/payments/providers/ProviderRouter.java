@@ -9,8 +9,8 @@ import ph.payments.payments.providers.sandbox.SandboxProviders;
 /**
  * Routes {@code method} + {@code currency} to the adapter that serves them (SPEC: {@code
  * no_route}). Live connectors are {@link ProviderAdapter} beans and take precedence; the sandbox
- * providers serve what no connector does (the only providers until real connectors exist, for
- * test and live alike — see docs/decisions.md).
+ * providers serve what no connector does (the only providers until real connectors exist, for test
+ * and live alike — see docs/decisions.md).
  */
 @Singleton
 public class ProviderRouter {

@@ -4,8 +4,8 @@ package ph.payments.payments.providers;
 public interface QrPayloads {
 
   /**
-   * @param registration the payment, including its environment: test mode gets a payload marked
-   *     so that no real bank app would pay it
+   * @param registration the payment, including its environment: test mode gets a payload marked so
+   *     that no real bank app would pay it
    * @param providerRef the provider's reference, carried in the payload's additional data
    */
   String payload(ProviderAdapter.Registration registration, String providerRef);

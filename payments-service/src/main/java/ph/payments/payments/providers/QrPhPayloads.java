@@ -12,10 +12,10 @@ import ph.payments.payments.qr.QrPhPayload;
 
 /**
  * QR Ph payloads for QR payments. Test mode uses the sandbox acquirer and the unpayable test
- * marking of {@link QrPhPayload#testMode}; live mode uses the configured acquirer
- * ({@code QRPH_ACQUIRER_BIC}). The merchant's id at the acquirer is derived from our merchant id
- * (a pay_/mer_ id is too long for the 25 characters QR Ph allows); the reference label is the
- * provider reference, which reconciles the payment.
+ * marking of {@link QrPhPayload#testMode}; live mode uses the configured acquirer ({@code
+ * QRPH_ACQUIRER_BIC}). The merchant's id at the acquirer is derived from our merchant id (a
+ * pay_/mer_ id is too long for the 25 characters QR Ph allows); the reference label is the provider
+ * reference, which reconciles the payment.
  */
 @Singleton
 public class QrPhPayloads implements QrPayloads {

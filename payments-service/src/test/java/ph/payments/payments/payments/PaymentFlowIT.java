@@ -85,11 +85,34 @@ class PaymentFlowIT implements TestPropertyProvider {
     payment.fieldNames().forEachRemaining(fields::add);
     assertEquals(
         List.of(
-            "id", "object", "environment", "status", "amount", "currency", "method", "provider",
-            "provider_ref", "checkout_url", "qr_code", "qr_code_url", "app_link", "return_url",
-            "description", "customer", "metadata", "customer_id", "payment_link_id", "fee_amount",
-            "net_amount", "idempotency_key", "failure", "expires_at", "succeeded_at", "failed_at",
-            "created", "receipt_url"),
+            "id",
+            "object",
+            "environment",
+            "status",
+            "amount",
+            "currency",
+            "method",
+            "provider",
+            "provider_ref",
+            "checkout_url",
+            "qr_code",
+            "qr_code_url",
+            "app_link",
+            "return_url",
+            "description",
+            "customer",
+            "metadata",
+            "customer_id",
+            "payment_link_id",
+            "fee_amount",
+            "net_amount",
+            "idempotency_key",
+            "failure",
+            "expires_at",
+            "succeeded_at",
+            "failed_at",
+            "created",
+            "receipt_url"),
         fields);
     assertEquals(0, timeline(payment.get("id").asText()).size(), "no event at creation");
   }
@@ -106,14 +129,19 @@ class PaymentFlowIT implements TestPropertyProvider {
                 null,
                 null,
                 Json.tree(
-                    "{\"merchant_id\":\"" + merchant + "\",\"method\":\"card\",\"percent\":1.25,"
+                    "{\"merchant_id\":\""
+                        + merchant
+                        + "\",\"method\":\"card\",\"percent\":1.25,"
                         + "\"fixed_amount\":5}"),
                 Instant.now()));
     assertEquals(200, set.status(), set.body().toString());
     JsonNode own = create(merchant, "test", "{\"amount\":1000,\"method\":\"card\"}").body();
     assertEquals("17.50", own.get("fee_amount").decimalValue().toPlainString());
     JsonNode other = create(merchant, "test", "{\"amount\":1000,\"method\":\"ewallet1\"}").body();
-    assertEquals("25.00", other.get("fee_amount").decimalValue().toPlainString(), "other methods keep the default");
+    assertEquals(
+        "25.00",
+        other.get("fee_amount").decimalValue().toPlainString(),
+        "other methods keep the default");
 
     dispatch(
         new Command(
@@ -122,7 +150,8 @@ class PaymentFlowIT implements TestPropertyProvider {
             null,
             null,
             null,
-            Json.tree("{\"merchant_id\":\"" + merchant + "\",\"method\":\"card\",\"percent\":null}"),
+            Json.tree(
+                "{\"merchant_id\":\"" + merchant + "\",\"method\":\"card\",\"percent\":null}"),
             Instant.now()));
     JsonNode restored = create(merchant, "test", "{\"amount\":1000,\"method\":\"card\"}").body();
     assertEquals("50.00", restored.get("fee_amount").decimalValue().toPlainString());
@@ -130,7 +159,8 @@ class PaymentFlowIT implements TestPropertyProvider {
 
   @Test
   void noProviderMeansNoRouteAndQrAmountsHaveACeiling() {
-    CommandReply noRoute = create("test", "{\"amount\":10,\"method\":\"ewallet1\",\"currency\":\"USD\"}");
+    CommandReply noRoute =
+        create("test", "{\"amount\":10,\"method\":\"ewallet1\",\"currency\":\"USD\"}");
     assertEquals(400, noRoute.status());
     assertEquals("no_route", noRoute.body().at("/error/code").asText());
     CommandReply tooLarge = create("test", "{\"amount\":10000000000,\"method\":\"rail1_qr\"}");
@@ -166,7 +196,8 @@ class PaymentFlowIT implements TestPropertyProvider {
 
   @Test
   void testHelpersMoveThePaymentThroughTheProvidersCallbacks() {
-    String id = create("test", "{\"amount\":200,\"method\":\"rail1_qr\"}").body().get("id").asText();
+    String id =
+        create("test", "{\"amount\":200,\"method\":\"rail1_qr\"}").body().get("id").asText();
     assertEquals("processing", helper("process", id).body().get("status").asText());
     JsonNode succeeded = helper("succeed", id).body();
     assertEquals("succeeded", succeeded.get("status").asText());
@@ -178,7 +209,8 @@ class PaymentFlowIT implements TestPropertyProvider {
     assertEquals("invalid_state", again.body().at("/error/code").asText());
     assertEquals(2, timeline(id).size(), "an illegal move writes nothing");
 
-    String failing = create("test", "{\"amount\":200,\"method\":\"card\"}").body().get("id").asText();
+    String failing =
+        create("test", "{\"amount\":200,\"method\":\"card\"}").body().get("id").asText();
     JsonNode failed = helper("fail", failing).body();
     assertEquals("failed", failed.get("status").asText());
     assertEquals("payment_declined", failed.at("/failure/code").asText());
@@ -187,8 +219,10 @@ class PaymentFlowIT implements TestPropertyProvider {
 
   @Test
   void theExpiryJobExpiresOnlyUnpaidPaymentsWhoseWindowClosed() {
-    String unpaid = create("test", "{\"amount\":50,\"method\":\"ewallet1\"}").body().get("id").asText();
-    String settling = create("test", "{\"amount\":50,\"method\":\"ewallet1\"}").body().get("id").asText();
+    String unpaid =
+        create("test", "{\"amount\":50,\"method\":\"ewallet1\"}").body().get("id").asText();
+    String settling =
+        create("test", "{\"amount\":50,\"method\":\"ewallet1\"}").body().get("id").asText();
     helper("process", settling);
     expiry.expireDue();
     assertEquals("pending", read(unpaid).get("status").asText(), "window still open");
@@ -204,7 +238,8 @@ class PaymentFlowIT implements TestPropertyProvider {
 
   @Test
   void readsTellNotFoundFromTheOtherEnvironment() throws Exception {
-    String id = create("live", "{\"amount\":75,\"method\":\"bank_transfer\"}").body().get("id").asText();
+    String id =
+        create("live", "{\"amount\":75,\"method\":\"bank_transfer\"}").body().get("id").asText();
     assertEquals(200, internal("/internal/payments/" + id, MERCHANT, "live").statusCode());
     HttpResponse<String> otherEnvironment = internal("/internal/payments/" + id, MERCHANT, "test");
     assertEquals(401, otherEnvironment.statusCode());
@@ -220,7 +255,11 @@ class PaymentFlowIT implements TestPropertyProvider {
     String merchant = "mer_" + "0".repeat(25) + "9";
     List<String> created = new ArrayList<>();
     for (int i = 0; i < 1000; i++) {
-      created.add(create(merchant, "test", "{\"amount\":1,\"method\":\"bank_transfer\"}").body().get("id").asText());
+      created.add(
+          create(merchant, "test", "{\"amount\":1,\"method\":\"bank_transfer\"}")
+              .body()
+              .get("id")
+              .asText());
     }
     List<String> listed = new ArrayList<>();
     String cursor = null;
@@ -280,7 +319,12 @@ class PaymentFlowIT implements TestPropertyProvider {
   /** Applies a command as the command listener would, and returns the reply it queued. */
   private CommandReply dispatch(Command command) {
     Envelope envelope =
-        new Envelope(IdType.MESSAGE.generate(), "command." + command.type(), command.commandId(), Instant.now(), Json.toBytes(command));
+        new Envelope(
+            IdType.MESSAGE.generate(),
+            "command." + command.type(),
+            command.commandId(),
+            Instant.now(),
+            Json.toBytes(command));
     return transactions.inTransaction(
         connection -> {
           dispatcher.dispatch(connection, envelope);
@@ -307,7 +351,8 @@ class PaymentFlowIT implements TestPropertyProvider {
   private List<String> timeline(String paymentId) {
     List<String> types = new ArrayList<>();
     try {
-      HttpResponse<String> response = internal("/internal/payments/" + paymentId + "?expand=events", MERCHANT, null);
+      HttpResponse<String> response =
+          internal("/internal/payments/" + paymentId + "?expand=events", MERCHANT, null);
       JsonNode payment = Json.tree(response.body());
       if (payment.has("events")) {
         payment.get("events").forEach(e -> types.add(e.get("type").asText()));
@@ -323,8 +368,8 @@ class PaymentFlowIT implements TestPropertyProvider {
     return internal(path, merchant, environment, TOKEN);
   }
 
-  private HttpResponse<String> internal(String path, String merchant, String environment, String token)
-      throws Exception {
+  private HttpResponse<String> internal(
+      String path, String merchant, String environment, String token) throws Exception {
     String env = environment;
     if (env == null && merchant != null) {
       // The timeline helper does not know the environment: find it from the payment's id.
@@ -341,7 +386,8 @@ class PaymentFlowIT implements TestPropertyProvider {
   private HttpResponse<String> callback(String provider, byte[] body, String signature)
       throws Exception {
     HttpRequest request =
-        HttpRequest.newBuilder(URI.create(server.getURL() + "/internal/providers/" + provider + "/callbacks"))
+        HttpRequest.newBuilder(
+                URI.create(server.getURL() + "/internal/providers/" + provider + "/callbacks"))
             .header("X-Internal-Token", TOKEN)
             .header("Content-Type", "application/json")
             .header("X-Provider-Signature", signature)

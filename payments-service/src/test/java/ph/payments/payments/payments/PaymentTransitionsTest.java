@@ -71,7 +71,8 @@ class PaymentTransitionsTest {
           MOVES.entrySet()) {
         Payment.Move outcome = move.getValue().apply(payment(from), NOW);
         if (EXPECTED.get(from).contains(move.getKey())) {
-          Payment.Moved moved = assertInstanceOf(Payment.Moved.class, outcome, from + " -> " + move.getKey());
+          Payment.Moved moved =
+              assertInstanceOf(Payment.Moved.class, outcome, from + " -> " + move.getKey());
           assertEquals(move.getKey(), moved.payment().status());
           assertEquals(EVENTS.get(move.getKey()), moved.eventType());
         } else {
@@ -100,10 +101,13 @@ class PaymentTransitionsTest {
     FeeSchedule card = FeeSchedule.defaultFor("card");
     assertEquals(Money.of("50.00", "PHP"), card.feeFor(Money.of("1000.00", "PHP")));
     assertEquals(Money.of("18.50", "PHP"), card.feeFor(Money.of("100.00", "PHP")));
-    assertEquals(Money.of("1.00", "PHP"), card.feeFor(Money.of("1.00", "PHP")), "capped at the amount");
+    assertEquals(
+        Money.of("1.00", "PHP"), card.feeFor(Money.of("1.00", "PHP")), "capped at the amount");
     FeeSchedule wallet = FeeSchedule.defaultFor("ewallet1");
-    assertEquals(Money.of("0.03", "PHP"), wallet.feeFor(Money.of("1.00", "PHP")), "2.5% of 1.00 rounds up");
-    assertEquals(Money.of("0.02", "PHP"), wallet.feeFor(Money.of("0.99", "PHP")), "0.02475 rounds to 0.02");
+    assertEquals(
+        Money.of("0.03", "PHP"), wallet.feeFor(Money.of("1.00", "PHP")), "2.5% of 1.00 rounds up");
+    assertEquals(
+        Money.of("0.02", "PHP"), wallet.feeFor(Money.of("0.99", "PHP")), "0.02475 rounds to 0.02");
     assertEquals(
         new FeeSchedule(new BigDecimal("3.0"), BigDecimal.ZERO), FeeSchedule.defaultFor("unknown"));
   }

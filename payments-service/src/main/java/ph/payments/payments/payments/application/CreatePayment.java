@@ -25,9 +25,9 @@ import ph.payments.platform.money.Money;
 
 /**
  * {@code payments.create}: routes the payment to a provider, registers it there and stores it as
- * {@code pending}, with its fee and checkout window. No event is emitted at creation (SPEC part
- * 3). The body was validated by the gateway; the gateway also adds {@code idempotency_key} and
- * {@code merchant_name}.
+ * {@code pending}, with its fee and checkout window. No event is emitted at creation (SPEC part 3).
+ * The body was validated by the gateway; the gateway also adds {@code idempotency_key} and {@code
+ * merchant_name}.
  */
 @Singleton
 public class CreatePayment implements CommandHandler {

@@ -7,7 +7,9 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import ph.payments.payments.payments.domain.FeeSchedule;
 
-/** The fee schedule of a merchant's method: its own row in {@code merchant_fees}, or the default. */
+/**
+ * The fee schedule of a merchant's method: its own row in {@code merchant_fees}, or the default.
+ */
 @Singleton
 public class Fees {
 

@@ -11,8 +11,8 @@ import ph.payments.platform.errors.ErrorCode;
 import ph.payments.platform.ids.IdType;
 
 /**
- * Finds a payment for the merchant and environment of the caller's key, telling the two ways of
- * not finding it apart: another merchant's or an unknown id is 404 {@code not_found}; the same
+ * Finds a payment for the merchant and environment of the caller's key, telling the two ways of not
+ * finding it apart: another merchant's or an unknown id is 404 {@code not_found}; the same
  * merchant's payment in the other environment is 401 {@code unauthenticated} (SPEC part 5).
  */
 @Singleton

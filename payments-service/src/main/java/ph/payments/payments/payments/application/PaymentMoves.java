@@ -13,8 +13,8 @@ import ph.payments.payments.payments.persistence.JdbcPayments;
 import ph.payments.payments.payments.web.PaymentJson;
 
 /**
- * Applies a move to a payment and writes its event, in the caller's transaction: the new state,
- * the event row and the event's outbox row commit together or not at all.
+ * Applies a move to a payment and writes its event, in the caller's transaction: the new state, the
+ * event row and the event's outbox row commit together or not at all.
  */
 @Singleton
 public class PaymentMoves {

@@ -7,6 +7,8 @@ import java.sql.SQLException;
 import ph.payments.contracts.commands.Command;
 import ph.payments.contracts.commands.CommandReply;
 import ph.payments.payments.payments.domain.Payment;
+import ph.payments.payments.payments.domain.PaymentStatus;
+import ph.payments.payments.payments.persistence.JdbcPayments;
 import ph.payments.payments.providers.ProviderCallbacks;
 import ph.payments.payments.providers.sandbox.SandboxProvider;
 import ph.payments.payments.providers.sandbox.SandboxProviders;
@@ -53,14 +55,14 @@ public class PaymentTestHelpers {
     private final SandboxProviders sandbox;
     private final ProviderCallbacks callbacks;
     private final PaymentMoves moves;
-    private final ph.payments.payments.payments.persistence.JdbcPayments payments;
+    private final JdbcPayments payments;
 
     Helper(
         MerchantPayments merchantPayments,
         SandboxProviders sandbox,
         ProviderCallbacks callbacks,
         PaymentMoves moves,
-        ph.payments.payments.payments.persistence.JdbcPayments payments) {
+        JdbcPayments payments) {
       this.merchantPayments = merchantPayments;
       this.sandbox = sandbox;
       this.callbacks = callbacks;
@@ -91,7 +93,11 @@ public class PaymentTestHelpers {
       try {
         payment =
             merchantPayments.require(
-                connection, command.resourceId(), command.merchantId(), command.environment(), true);
+                connection,
+                command.resourceId(),
+                command.merchantId(),
+                command.environment(),
+                true);
       } catch (ApiException e) {
         return CommandReplies.rejected(command, e.code(), e.getMessage());
       }
@@ -105,8 +111,8 @@ public class PaymentTestHelpers {
           return CommandReplies.rejected(
               command, ErrorCode.INVALID_STATE, "This payment is not with a sandbox provider.");
         }
-        if (!payment.status().equals(ph.payments.payments.payments.domain.PaymentStatus.PENDING)
-            && !payment.status().equals(ph.payments.payments.payments.domain.PaymentStatus.PROCESSING)) {
+        if (payment.status() != PaymentStatus.PENDING
+            && payment.status() != PaymentStatus.PROCESSING) {
           return CommandReplies.rejected(
               command,
               ErrorCode.INVALID_STATE,
@@ -129,7 +135,11 @@ public class PaymentTestHelpers {
       return CommandReplies.rejected(
           command,
           ErrorCode.INVALID_STATE,
-          "The payment is " + refused.from().wire() + "; it cannot become " + refused.to().wire() + ".");
+          "The payment is "
+              + refused.from().wire()
+              + "; it cannot become "
+              + refused.to().wire()
+              + ".");
     }
   }
 }

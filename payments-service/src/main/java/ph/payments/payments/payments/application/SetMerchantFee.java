@@ -38,7 +38,8 @@ public class SetMerchantFee implements CommandHandler {
     reply.put("method", method);
     if (body.get("percent").isNull()) {
       try (PreparedStatement delete =
-          connection.prepareStatement("DELETE FROM merchant_fees WHERE merchant_id = ? AND method = ?")) {
+          connection.prepareStatement(
+              "DELETE FROM merchant_fees WHERE merchant_id = ? AND method = ?")) {
         delete.setString(1, merchantId);
         delete.setString(2, method);
         delete.executeUpdate();

@@ -27,17 +27,15 @@ public record FeeSchedule(BigDecimal percent, BigDecimal fixed) {
           "bank_transfer", new FeeSchedule(BigDecimal.ZERO, new BigDecimal("15.00")),
           "bank_transfer_nrt", new FeeSchedule(BigDecimal.ZERO, new BigDecimal("10.00")));
 
-  public static final FeeSchedule FALLBACK = new FeeSchedule(new BigDecimal("3.0"), BigDecimal.ZERO);
+  public static final FeeSchedule FALLBACK =
+      new FeeSchedule(new BigDecimal("3.0"), BigDecimal.ZERO);
 
   public static FeeSchedule defaultFor(String method) {
     return DEFAULTS.getOrDefault(method, FALLBACK);
   }
 
   public Money feeFor(Money amount) {
-    Money fee =
-        amount
-            .times(percent.divide(HUNDRED))
-            .plus(Money.of(fixed, amount.currency()));
+    Money fee = amount.times(percent.divide(HUNDRED)).plus(Money.of(fixed, amount.currency()));
     return fee.compareTo(amount) > 0 ? amount : fee;
   }
 }

@@ -2,7 +2,10 @@ package ph.payments.payments.payments.domain;
 
 import java.util.Locale;
 
-/** SPEC part 3. The status only moves forward, except that {@code refunded} follows {@code succeeded}. */
+/**
+ * SPEC part 3. The status only moves forward, except that {@code refunded} follows {@code
+ * succeeded}.
+ */
 public enum PaymentStatus {
   /** Created; waiting for the customer. */
   PENDING,

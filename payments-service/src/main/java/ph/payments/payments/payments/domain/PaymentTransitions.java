@@ -15,9 +15,9 @@ import java.util.Set;
 /**
  * The one table of allowed payment moves. Where SPEC leaves the source states open, the choices
  * are: a provider may capture without acknowledging first ({@code pending → succeeded}); a
- * rejection can come before or after the acknowledgement; only an unpaid ({@code pending})
- * payment expires, never one whose funds are settling; {@code refunded} follows {@code
- * succeeded} only. Anything not in the table is rejected, never applied.
+ * rejection can come before or after the acknowledgement; only an unpaid ({@code pending}) payment
+ * expires, never one whose funds are settling; {@code refunded} follows {@code succeeded} only.
+ * Anything not in the table is rejected, never applied.
  */
 public final class PaymentTransitions {
 

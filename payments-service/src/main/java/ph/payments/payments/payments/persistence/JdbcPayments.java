@@ -108,7 +108,9 @@ public class JdbcPayments {
       throws SQLException {
     try (PreparedStatement select =
         connection.prepareStatement(
-            "SELECT " + COLUMNS + " FROM payments WHERE provider = ? AND provider_ref = ? FOR UPDATE")) {
+            "SELECT "
+                + COLUMNS
+                + " FROM payments WHERE provider = ? AND provider_ref = ? FOR UPDATE")) {
       select.setString(1, provider);
       select.setString(2, ref);
       try (ResultSet rs = select.executeQuery()) {

@@ -22,9 +22,9 @@ import ph.payments.platform.micronaut.InternalHeaders;
 import ph.payments.platform.tx.Transactions;
 
 /**
- * Payment reads for the gateway ({@code GET /v1/payments…}); the merchant and environment come
- * from the gateway's headers. Parameters were checked by the gateway; they are re-checked here
- * only as far as safety needs.
+ * Payment reads for the gateway ({@code GET /v1/payments…}); the merchant and environment come from
+ * the gateway's headers. Parameters were checked by the gateway; they are re-checked here only as
+ * far as safety needs.
  */
 @Controller("/internal/payments")
 @ExecuteOn(TaskExecutors.BLOCKING)
@@ -62,7 +62,12 @@ public class InternalPaymentsController {
         transactions.inTransaction(
             c ->
                 payments.list(
-                    c, scope.merchantId(), scope.environment(), filter, startingAfter, pageSize + 1));
+                    c,
+                    scope.merchantId(),
+                    scope.environment(),
+                    filter,
+                    startingAfter,
+                    pageSize + 1));
     ObjectNode list = Json.mapper().createObjectNode();
     list.put("object", "list");
     ArrayNode data = list.putArray("data");

@@ -56,8 +56,7 @@ public final class PaymentJson {
     json.put("failed_at", seconds(p.failedAt()));
     json.put("created", p.createdAt().getEpochSecond());
     json.put(
-        "receipt_url",
-        p.status().bearsReceipt() ? receiptBaseUrl + "/receipts/" + p.id() : null);
+        "receipt_url", p.status().bearsReceipt() ? receiptBaseUrl + "/receipts/" + p.id() : null);
     return json;
   }
 

@@ -49,7 +49,8 @@ public class PublicCheckoutController {
     json.put("qr_code", payment.checkout().qrCode());
     json.put("app_link", payment.checkout().appLink());
     json.put("return_url", payment.returnUrl());
-    json.put("expires_at", payment.expiresAt() == null ? null : payment.expiresAt().getEpochSecond());
+    json.put(
+        "expires_at", payment.expiresAt() == null ? null : payment.expiresAt().getEpochSecond());
     return json;
   }
 }

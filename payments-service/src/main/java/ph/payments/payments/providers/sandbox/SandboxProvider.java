@@ -19,9 +19,9 @@ import ph.payments.platform.ids.IdType;
 import ph.payments.platform.json.Json;
 
 /**
- * A complete sandbox provider: it registers orders in its own table, moves them when told what
- * the customer did (by the test helpers or the hosted checkout page in test mode), and reports
- * each change as a signed callback that goes through {@link
+ * A complete sandbox provider: it registers orders in its own table, moves them when told what the
+ * customer did (by the test helpers or the hosted checkout page in test mode), and reports each
+ * change as a signed callback that goes through {@link
  * ph.payments.payments.providers.ProviderCallbacks}, exactly like a real provider's would.
  */
 public final class SandboxProvider implements ProviderAdapter {
