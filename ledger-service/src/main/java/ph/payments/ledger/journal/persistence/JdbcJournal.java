@@ -15,7 +15,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.TreeSet;
 import ph.payments.ledger.journal.domain.AccountCode;
 import ph.payments.ledger.journal.domain.AccountKey;
@@ -211,20 +210,5 @@ public class JdbcJournal {
         return rs.next() ? Optional.of(rs.getString(1)) : Optional.empty();
       }
     }
-  }
-
-  /** Every kind the ledger has posted for {@code reference}. */
-  public Set<EntryKind> kindsPosted(Connection connection, String reference) throws SQLException {
-    Set<EntryKind> kinds = new TreeSet<>();
-    try (PreparedStatement select =
-        connection.prepareStatement("SELECT kind FROM journal_transactions WHERE reference = ?")) {
-      select.setString(1, reference);
-      try (ResultSet rs = select.executeQuery()) {
-        while (rs.next()) {
-          kinds.add(EntryKind.fromWire(rs.getString(1)));
-        }
-      }
-    }
-    return kinds;
   }
 }
