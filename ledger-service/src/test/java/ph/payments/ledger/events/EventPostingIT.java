@@ -225,11 +225,13 @@ class EventPostingIT extends LedgerTest {
                 .replace("10.00", "10.005")
                 .getBytes(java.nio.charset.StandardCharsets.UTF_8),
             Map.of(Envelope.ATTRIBUTE_MERCHANT_ID, merchant));
+    Envelope tooLarge =
+        Events.paymentSucceeded(merchant, "test", Events.payment(), "1000000000000.00", "0.00");
     long before = anomalies();
-    apply(inconsistent, noMerchant, tooPrecise);
-    assertEquals(before + 3, anomalies());
+    apply(inconsistent, noMerchant, tooPrecise, tooLarge);
+    assertEquals(before + 4, anomalies());
     assertNull(available(merchant, "test"));
-    for (Envelope e : new Envelope[] {inconsistent, noMerchant, tooPrecise}) {
+    for (Envelope e : new Envelope[] {inconsistent, noMerchant, tooPrecise, tooLarge}) {
       assertEquals(1, count("SELECT count(*) FROM inbox WHERE message_id = ?", e.messageId()));
     }
   }

@@ -33,6 +33,9 @@ public final class EventReader {
       Set.of(PAYMENT_SUCCEEDED, REFUND_SUCCEEDED, PAYOUT_SUCCEEDED, PAYOUT_FAILED);
   private static final Set<String> ENVIRONMENTS = Set.of("test", "live");
 
+  /** The largest amount a posting holds ({@code numeric(14,2)}). */
+  private static final BigDecimal MAX_AMOUNT = new BigDecimal("999999999999.99");
+
   /** Thrown while reading; becomes {@link LedgerEvent.Malformed}. */
   private static final class Unreadable extends RuntimeException {
     Unreadable(String message) {
@@ -139,8 +142,8 @@ public final class EventReader {
       throw new Unreadable("amount must be a number");
     }
     BigDecimal value = Money.exactScale(amount.decimalValue());
-    if (value.signum() <= 0) {
-      throw new Unreadable("amount must be positive");
+    if (value.signum() <= 0 || value.compareTo(MAX_AMOUNT) > 0) {
+      throw new Unreadable("amount must be positive and at most " + MAX_AMOUNT.toPlainString());
     }
     String paymentId = text(resource, "payment");
     if (!IdType.PAYMENT.matches(paymentId)) {
@@ -178,7 +181,11 @@ public final class EventReader {
     if (node == null || !node.isNumber()) {
       throw new Unreadable(field + " must be a number");
     }
-    return Money.of(node.decimalValue(), currency);
+    Money money = Money.of(node.decimalValue(), currency);
+    if (money.amount().abs().compareTo(MAX_AMOUNT) > 0) {
+      throw new Unreadable(field + " is larger than " + MAX_AMOUNT.toPlainString());
+    }
+    return money;
   }
 
   private static Money positive(JsonNode resource, String field, String currency) {
