@@ -1,0 +1,65 @@
+package ph.payments.ledger.events.messaging;
+
+import io.micronaut.configuration.kafka.annotation.ErrorStrategy;
+import io.micronaut.configuration.kafka.annotation.ErrorStrategyValue;
+import io.micronaut.configuration.kafka.annotation.KafkaListener;
+import io.micronaut.configuration.kafka.annotation.OffsetReset;
+import io.micronaut.configuration.kafka.annotation.OffsetStrategy;
+import io.micronaut.configuration.kafka.annotation.Topic;
+import io.micronaut.context.annotation.Requires;
+import java.time.Instant;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import ph.payments.contracts.Envelope;
+import ph.payments.contracts.Topics;
+import ph.payments.ledger.events.application.ApplyEvent;
+import ph.payments.ledger.events.application.EventReader;
+import ph.payments.platform.kafka.KafkaEnvelopes;
+import ph.payments.platform.tx.Transactions;
+
+/**
+ * Consumes the event topic (consumer group {@code ledger.events.group-id}, {@code ledger-service}
+ * by default). Each record is applied in its own transaction; offsets are committed only after it
+ * committed, and a failing record is retried (never skipped), the inbox making a retry harmless.
+ * Replicas of the service share the group, so each partition, and with it each payment's and
+ * payout's events, is applied in order by one of them.
+ */
+@Requires(property = "ledger.events.enabled", notEquals = "false")
+@KafkaListener(
+    groupId = "${ledger.events.group-id:ledger-service}",
+    offsetReset = OffsetReset.EARLIEST,
+    offsetStrategy = OffsetStrategy.SYNC,
+    errorStrategy =
+        @ErrorStrategy(
+            value = ErrorStrategyValue.RETRY_ON_ERROR,
+            retryDelay = "1s",
+            retryCount = Integer.MAX_VALUE))
+public class EventsListener {
+
+  private final ApplyEvent events;
+  private final Transactions transactions;
+
+  public EventsListener(ApplyEvent events, Transactions transactions) {
+    this.events = events;
+    this.transactions = transactions;
+  }
+
+  @Topic(Topics.EVENTS)
+  public void receive(ConsumerRecord<String, byte[]> record) {
+    Envelope envelope;
+    try {
+      envelope = KafkaEnvelopes.fromRecord(record);
+    } catch (RuntimeException notOurs) {
+      // Not written by an outbox of this system (headers missing): it can never be applied, so
+      // it is parked under its position rather than stalling the partition.
+      envelope =
+          new Envelope(
+              "kafka:" + record.topic() + "-" + record.partition() + "@" + record.offset(),
+              EventReader.UNREADABLE,
+              String.valueOf(record.key()),
+              Instant.ofEpochMilli(record.timestamp()),
+              record.value() == null ? new byte[0] : record.value());
+    }
+    Envelope message = envelope;
+    transactions.inTransaction(c -> events.apply(c, message));
+  }
+}

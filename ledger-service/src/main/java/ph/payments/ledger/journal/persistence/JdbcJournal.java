@@ -1,0 +1,214 @@
+package ph.payments.ledger.journal.persistence;
+
+import jakarta.inject.Singleton;
+import java.math.BigDecimal;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeSet;
+import ph.payments.ledger.journal.domain.AccountCode;
+import ph.payments.ledger.journal.domain.AccountKey;
+import ph.payments.ledger.journal.domain.EntryKind;
+import ph.payments.ledger.journal.domain.JournalEntry;
+import ph.payments.ledger.journal.domain.PostResult;
+import ph.payments.ledger.journal.domain.Posting;
+import ph.payments.platform.tx.Transactions;
+
+/**
+ * The journal in PostgreSQL, over the caller's transaction.
+ *
+ * <p><b>Locking.</b> Every writer first locks all accounts of each (merchant, environment,
+ * currency) it touches, in account id order ({@link #lock}), and only then reads or writes anything
+ * else. One order for everyone means two transactions can never wait for each other in a circle,
+ * and the balance a writer read under the lock is the balance its postings start from.
+ *
+ * <p><b>Balances.</b> The database trigger on {@code postings} moves the account's balance and
+ * stamps the posting's {@code balance_after} in the same statement; this class never writes a
+ * balance itself.
+ */
+@Singleton
+public class JdbcJournal {
+
+  private static final String[] CODES =
+      java.util.Arrays.stream(AccountCode.values()).map(AccountCode::wire).toArray(String[]::new);
+
+  private final Clock clock;
+
+  public JdbcJournal(Clock clock) {
+    this.clock = clock;
+  }
+
+  /** An account as locked: its id and balance. */
+  public record LockedAccount(long id, BigDecimal balance) {}
+
+  /**
+   * Creates the merchant's accounts in this environment and currency if they do not exist yet, and
+   * locks all of them in id order until the end of the transaction.
+   *
+   * @return every account of the set, by code
+   */
+  public Map<AccountCode, LockedAccount> lock(
+      Connection connection, String merchantId, String environment, String currency)
+      throws SQLException {
+    Map<AccountCode, LockedAccount> accounts =
+        lockExisting(connection, merchantId, environment, currency);
+    if (accounts.size() < CODES.length) {
+      create(connection, merchantId, environment, currency);
+      accounts = lockExisting(connection, merchantId, environment, currency);
+    }
+    return accounts;
+  }
+
+  /**
+   * Locks the merchant's accounts in this environment and currency in id order, without creating
+   * any: empty when the merchant never had activity there.
+   */
+  public Map<AccountCode, LockedAccount> lockExisting(
+      Connection connection, String merchantId, String environment, String currency)
+      throws SQLException {
+    Transactions.requireTransaction(connection);
+    Map<AccountCode, LockedAccount> accounts = new EnumMap<>(AccountCode.class);
+    try (PreparedStatement select =
+        connection.prepareStatement(
+            "SELECT id, code, balance FROM accounts"
+                + " WHERE merchant_id = ? AND environment = ? AND currency = ?"
+                + " ORDER BY id FOR UPDATE")) {
+      select.setString(1, merchantId);
+      select.setString(2, environment);
+      select.setString(3, currency);
+      try (ResultSet rs = select.executeQuery()) {
+        while (rs.next()) {
+          accounts.put(
+              AccountCode.fromWire(rs.getString(2)),
+              new LockedAccount(rs.getLong(1), rs.getBigDecimal(3)));
+        }
+      }
+    }
+    return accounts;
+  }
+
+  private void create(Connection connection, String merchantId, String environment, String currency)
+      throws SQLException {
+    try (PreparedStatement insert =
+        connection.prepareStatement(
+            "INSERT INTO accounts (code, merchant_id, environment, currency, created_at)"
+                + " SELECT code, ?, ?, ?, ? FROM unnest(?::text[]) AS code"
+                + " ORDER BY code"
+                + " ON CONFLICT (merchant_id, environment, currency, code) DO NOTHING")) {
+      insert.setString(1, merchantId);
+      insert.setString(2, environment);
+      insert.setString(3, currency);
+      insert.setTimestamp(4, Timestamp.from(clock.instant()));
+      insert.setArray(5, connection.createArrayOf("text", CODES));
+      insert.executeUpdate();
+    }
+  }
+
+  /**
+   * Posts {@code entry} unless a transaction of its kind and reference exists, or its guarded
+   * account would go below zero. Locks the accounts it touches first (see the class comment), so a
+   * caller that already holds them keeps its view of their balances.
+   */
+  public PostResult post(Connection connection, JournalEntry entry) throws SQLException {
+    Transactions.requireTransaction(connection);
+    Map<AccountKey, LockedAccount> locked = new HashMap<>();
+    for (String merchantId : new TreeSet<>(entry.merchants())) {
+      lock(connection, merchantId, entry.environment(), entry.currency())
+          .forEach(
+              (code, account) ->
+                  locked.put(
+                      AccountKey.of(code, merchantId, entry.environment(), entry.currency()),
+                      account));
+    }
+    if (entry.mustNotOverdraw() != null) {
+      BigDecimal balance = locked.get(entry.mustNotOverdraw()).balance();
+      BigDecimal after = balance.add(entry.amountOn(entry.mustNotOverdraw()).amount());
+      if (after.signum() < 0) {
+        return new PostResult.Overdraft(entry.mustNotOverdraw(), balance);
+      }
+    }
+
+    Optional<Long> transactionId = insertTransaction(connection, entry);
+    if (transactionId.isEmpty()) {
+      return new PostResult.AlreadyPosted(entry.kind(), entry.reference());
+    }
+
+    List<Posting> ordered = new ArrayList<>(entry.postings());
+    ordered.sort(Comparator.comparingLong(p -> locked.get(p.account()).id()));
+    StringBuilder sql =
+        new StringBuilder(
+            "INSERT INTO postings (transaction_id, account_id, amount, recorded_at) VALUES ");
+    for (int i = 0; i < ordered.size(); i++) {
+      sql.append(i == 0 ? "(?, ?, ?, ?)" : ", (?, ?, ?, ?)");
+    }
+    sql.append(" RETURNING account_id, balance_after");
+    Timestamp now = Timestamp.from(clock.instant());
+    Map<Long, BigDecimal> afterById = new HashMap<>();
+    try (PreparedStatement insert = connection.prepareStatement(sql.toString())) {
+      int i = 1;
+      for (Posting posting : ordered) {
+        insert.setLong(i++, transactionId.get());
+        insert.setLong(i++, locked.get(posting.account()).id());
+        insert.setBigDecimal(i++, posting.amount().amount());
+        insert.setTimestamp(i++, now);
+      }
+      try (ResultSet rs = insert.executeQuery()) {
+        while (rs.next()) {
+          afterById.put(rs.getLong(1), rs.getBigDecimal(2));
+        }
+      }
+    }
+    Map<AccountKey, BigDecimal> balancesAfter = new HashMap<>();
+    for (Posting posting : ordered) {
+      balancesAfter.put(posting.account(), afterById.get(locked.get(posting.account()).id()));
+    }
+    return new PostResult.Posted(transactionId.get(), balancesAfter);
+  }
+
+  private Optional<Long> insertTransaction(Connection connection, JournalEntry entry)
+      throws SQLException {
+    try (PreparedStatement insert =
+        connection.prepareStatement(
+            "INSERT INTO journal_transactions (kind, reference, event_id, environment, currency,"
+                + " effective_at, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)"
+                + " ON CONFLICT (kind, reference) DO NOTHING RETURNING id")) {
+      insert.setString(1, entry.kind().wire());
+      insert.setString(2, entry.reference());
+      insert.setString(3, entry.eventId());
+      insert.setString(4, entry.environment());
+      insert.setString(5, entry.currency());
+      insert.setTimestamp(6, Timestamp.from(entry.effectiveAt()));
+      insert.setTimestamp(7, Timestamp.from(clock.instant()));
+      try (ResultSet rs = insert.executeQuery()) {
+        return rs.next() ? Optional.of(rs.getLong(1)) : Optional.empty();
+      }
+    }
+  }
+
+  /**
+   * The currency of a transaction of this kind and reference, if the ledger has one: how a refund
+   * that does not name its currency finds its payment's.
+   */
+  public Optional<String> currencyOf(Connection connection, EntryKind kind, String reference)
+      throws SQLException {
+    try (PreparedStatement select =
+        connection.prepareStatement(
+            "SELECT currency FROM journal_transactions WHERE kind = ? AND reference = ?")) {
+      select.setString(1, kind.wire());
+      select.setString(2, reference);
+      try (ResultSet rs = select.executeQuery()) {
+        return rs.next() ? Optional.of(rs.getString(1)) : Optional.empty();
+      }
+    }
+  }
+}
