@@ -81,6 +81,20 @@ class PaymentsE2EIT {
     assertEquals("1462.99", succeeded.json().get("net_amount").decimalValue().toPlainString());
     assertFalse(succeeded.json().get("receipt_url").isNull());
 
+    // The ledger credits net_amount from the payment.succeeded event (issue 5).
+    String available = null;
+    for (int i = 0; i < 100 && !"1462.99".equals(available); i++) {
+      Merchant.Reply balance = merchant.get("/v1/balance?currency=PHP");
+      assertEquals(200, balance.status(), balance.raw().body());
+      assertEquals("balance", balance.json().get("object").asText());
+      available = balance.json().get("available").decimalValue().toPlainString();
+      sleep(50);
+    }
+    assertEquals("1462.99", available, "the balance is the payment's net_amount");
+    Merchant.Reply all = merchant.get("/v1/balance");
+    assertEquals("balance_list", all.json().get("object").asText());
+    assertEquals("1462.99", all.json().at("/available/PHP").decimalValue().toPlainString());
+
     Merchant.Reply expanded = merchant.get("/v1/payments/" + id + "?expand=events");
     assertEquals(200, expanded.status());
     List<String> timeline = new ArrayList<>();
