@@ -3,6 +3,7 @@ package ph.payments.payments.payments;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import java.math.BigDecimal;
@@ -71,7 +72,8 @@ class PaymentTransitionsTest {
           MOVES.entrySet()) {
         Payment.Move outcome = move.getValue().apply(payment(from), NOW);
         if (EXPECTED.get(from).contains(move.getKey())) {
-          Payment.Moved moved = assertInstanceOf(Payment.Moved.class, outcome, from + " -> " + move.getKey());
+          Payment.Moved moved =
+              assertInstanceOf(Payment.Moved.class, outcome, from + " -> " + move.getKey());
           assertEquals(move.getKey(), moved.payment().status());
           assertEquals(EVENTS.get(move.getKey()), moved.eventType());
         } else {
@@ -96,14 +98,45 @@ class PaymentTransitionsTest {
   }
 
   @Test
+  void refundsAddUpAndTheOneThatCompletesTheAmountMovesThePaymentToRefundedWithoutAnEvent() {
+    Payment.Moved partial =
+        assertInstanceOf(
+            Payment.Moved.class,
+            payment(PaymentStatus.SUCCEEDED).refunded(Money.of("400.00", "PHP"), NOW));
+    assertEquals(PaymentStatus.SUCCEEDED, partial.payment().status());
+    assertEquals(Money.of("400.00", "PHP"), partial.payment().refunded());
+    assertNull(partial.eventType(), "a partial refund writes no payment event");
+    assertThrows(
+        IllegalStateException.class,
+        () -> partial.payment().refunded(Money.of("600.01", "PHP"), NOW),
+        "refunds never pass the amount");
+    Payment.Moved full =
+        assertInstanceOf(
+            Payment.Moved.class, partial.payment().refunded(Money.of("600.00", "PHP"), NOW));
+    assertEquals(PaymentStatus.REFUNDED, full.payment().status());
+    assertNull(full.eventType(), "refund.succeeded announces it, never payment.refunded");
+    for (PaymentStatus from : PaymentStatus.values()) {
+      if (from != PaymentStatus.SUCCEEDED) {
+        assertInstanceOf(
+            Payment.Refused.class,
+            payment(from).refunded(Money.of("1.00", "PHP"), NOW),
+            from.wire());
+      }
+    }
+  }
+
+  @Test
   void feesRoundHalfUpAndNeverExceedTheAmount() {
     FeeSchedule card = FeeSchedule.defaultFor("card");
     assertEquals(Money.of("50.00", "PHP"), card.feeFor(Money.of("1000.00", "PHP")));
     assertEquals(Money.of("18.50", "PHP"), card.feeFor(Money.of("100.00", "PHP")));
-    assertEquals(Money.of("1.00", "PHP"), card.feeFor(Money.of("1.00", "PHP")), "capped at the amount");
+    assertEquals(
+        Money.of("1.00", "PHP"), card.feeFor(Money.of("1.00", "PHP")), "capped at the amount");
     FeeSchedule wallet = FeeSchedule.defaultFor("ewallet1");
-    assertEquals(Money.of("0.03", "PHP"), wallet.feeFor(Money.of("1.00", "PHP")), "2.5% of 1.00 rounds up");
-    assertEquals(Money.of("0.02", "PHP"), wallet.feeFor(Money.of("0.99", "PHP")), "0.02475 rounds to 0.02");
+    assertEquals(
+        Money.of("0.03", "PHP"), wallet.feeFor(Money.of("1.00", "PHP")), "2.5% of 1.00 rounds up");
+    assertEquals(
+        Money.of("0.02", "PHP"), wallet.feeFor(Money.of("0.99", "PHP")), "0.02475 rounds to 0.02");
     assertEquals(
         new FeeSchedule(new BigDecimal("3.0"), BigDecimal.ZERO), FeeSchedule.defaultFor("unknown"));
   }
