@@ -12,7 +12,6 @@ import io.micronaut.http.annotation.Post;
 import io.micronaut.scheduling.TaskExecutors;
 import io.micronaut.scheduling.annotation.ExecuteOn;
 import java.math.BigDecimal;
-import java.util.Iterator;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
@@ -25,6 +24,7 @@ import ph.payments.gateway.routing.ReadRouter;
 import ph.payments.gateway.web.CommandEndpoint;
 import ph.payments.gateway.web.Fields;
 import ph.payments.gateway.web.ListParams;
+import ph.payments.gateway.web.Metadata;
 import ph.payments.platform.errors.ApiException;
 import ph.payments.platform.ids.IdType;
 import ph.payments.platform.money.Money;
@@ -43,9 +43,6 @@ public class PaymentsController {
       Set.of("pending", "processing", "succeeded", "failed", "expired", "refunded");
   static final Set<String> HELPER_ACTIONS = Set.of("process", "succeed", "fail", "expire");
   private static final Pattern CUSTOMER_ID = Pattern.compile("^cus_[0-9a-z]{1,60}$");
-  private static final int METADATA_KEYS = 50;
-  private static final int METADATA_KEY_LENGTH = 40;
-  private static final int METADATA_VALUE_LENGTH = 500;
 
   private final CommandEndpoint commands;
   private final ReadRouter reads;
@@ -78,7 +75,7 @@ public class PaymentsController {
     body.optionalUri("webhook_url");
     customer(body);
     body.optionalPattern("customer_id", CUSTOMER_ID, "look like cus_…");
-    metadata(body);
+    Metadata.check(body);
     body.validate();
 
     MerchantContext merchant = MerchantContext.of(request);
@@ -157,36 +154,6 @@ public class PaymentsController {
     if (!fields.valid()) {
       body.issue(
           "customer", "must be {email, name} with a valid email and a name of 1 to 200 characters");
-    }
-  }
-
-  /** Free key/value pairs within limits: 50 keys of up to 40 characters, scalar values. */
-  private static void metadata(Fields body) {
-    ObjectNode metadata = body.optionalObject("metadata");
-    if (metadata == null) {
-      return;
-    }
-    if (metadata.size() > METADATA_KEYS) {
-      body.issue("metadata", "must have at most " + METADATA_KEYS + " keys");
-      return;
-    }
-    Iterator<Map.Entry<String, JsonNode>> fields = metadata.fields();
-    while (fields.hasNext()) {
-      Map.Entry<String, JsonNode> field = fields.next();
-      JsonNode value = field.getValue();
-      if (field.getKey().isEmpty() || field.getKey().length() > METADATA_KEY_LENGTH) {
-        body.issue("metadata", "keys must have 1 to " + METADATA_KEY_LENGTH + " characters");
-        return;
-      }
-      if (value.isContainerNode()
-          || (value.isTextual() && value.textValue().length() > METADATA_VALUE_LENGTH)) {
-        body.issue(
-            "metadata",
-            "values must be strings of at most "
-                + METADATA_VALUE_LENGTH
-                + " characters, numbers, booleans or null");
-        return;
-      }
     }
   }
 

@@ -8,12 +8,15 @@ import ph.payments.payments.payments.domain.Payment;
 /**
  * One payment provider, seen from our side. Creating a payment registers it with the provider; the
  * provider later reports what the customer did through {@link ProviderCallbacks}, signed with the
- * secret the adapter verifies. The sandbox adapters implement this interface completely; a live
- * connector implements the same interface against a real provider's API.
+ * secret the adapter verifies. Refunds of a payment go to the provider that took it, which answers
+ * at once or reports later through the same callbacks. The sandbox adapters implement this
+ * interface completely; a live connector implements the same interface against a real provider's
+ * API.
  */
-public interface ProviderAdapter {
+public interface ProviderAdapter extends CallbackSource {
 
   /** The provider's name as shown in {@code payment.provider}, e.g. {@code sandbox_ewallet1}. */
+  @Override
   String name();
 
   /** Payment methods this adapter takes. */
@@ -45,10 +48,40 @@ public interface ProviderAdapter {
   /** Registers the payment; runs in the transaction that creates it. */
   Registered register(Connection connection, Registration registration) throws SQLException;
 
+  /** A refund as the provider needs it: the order it belongs to and how much goes back. */
+  record RefundRequest(
+      String refundId,
+      String paymentId,
+      String orderRef,
+      String environment,
+      ph.payments.platform.money.Money amount) {}
+
+  /** How the provider took a refund request. */
+  enum RefundOutcome {
+    /** Refunded at once; the answer is final. */
+    SUCCEEDED,
+    /** Declined at once; the answer is final and carries a failure. */
+    FAILED,
+    /** Accepted; the outcome comes later by callback. */
+    PROCESSING,
+    /** The method cannot refund automatically; queued for the provider's operators. */
+    MANUAL
+  }
+
   /**
-   * Checks a callback's signature in constant time.
+   * The provider's answer to a refund request.
    *
-   * @param signature the provider's signature header, or null
+   * @param providerRef the provider's reference for the refund; later callbacks name it
+   * @param failure set for {@link RefundOutcome#FAILED}
    */
-  boolean verify(byte[] body, String signature);
+  record RefundAccepted(
+      String providerRef,
+      RefundOutcome outcome,
+      ph.payments.payments.payments.domain.Failure failure) {}
+
+  /**
+   * Asks the provider to refund part or all of a captured payment; runs in the transaction that
+   * creates the refund, after its amount was reserved under the payment's lock.
+   */
+  RefundAccepted refund(Connection connection, RefundRequest request) throws SQLException;
 }

@@ -6,9 +6,12 @@ package ph.payments.payments.providers;
  *
  * @param id the provider's id for this callback; a callback delivered twice has the same id
  * @param type {@code order.paid} (customer paid, funds settling), {@code order.captured} (funds
- *     captured) or {@code order.declined}
- * @param providerRef the provider's order reference, as returned at registration
- * @param failureCode for declines, the provider's reason
+ *     captured), {@code order.declined}; {@code refund.succeeded}, {@code refund.failed}; {@code
+ *     payout.processing} (sent, the receiving institution has not confirmed), {@code
+ *     payout.succeeded}, {@code payout.failed}
+ * @param providerRef the provider's reference of the order, refund or payout, as returned when it
+ *     was registered
+ * @param failureCode for declines and failures, the provider's reason
  * @param failureMessage for declines, for people
  */
 public record ProviderCallback(
@@ -17,4 +20,9 @@ public record ProviderCallback(
   public static final String PAID = "order.paid";
   public static final String CAPTURED = "order.captured";
   public static final String DECLINED = "order.declined";
+  public static final String REFUND_SUCCEEDED = "refund.succeeded";
+  public static final String REFUND_FAILED = "refund.failed";
+  public static final String PAYOUT_PROCESSING = "payout.processing";
+  public static final String PAYOUT_SUCCEEDED = "payout.succeeded";
+  public static final String PAYOUT_FAILED = "payout.failed";
 }

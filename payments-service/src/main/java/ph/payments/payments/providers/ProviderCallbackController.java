@@ -14,9 +14,10 @@ import ph.payments.platform.errors.ErrorCode;
 import ph.payments.platform.tx.Transactions;
 
 /**
- * Where providers report (relayed by the gateway's public {@code /callbacks/providers/{name}}): the
- * raw body and its signature header go to {@link ProviderCallbacks}. A duplicate or an ignored
- * callback is still acknowledged with 200, so the provider stops resending it.
+ * Where payment providers and payout rails report (relayed by the gateway's public {@code
+ * /callbacks/providers/{name}}): the raw body and its signature header go to {@link
+ * ProviderCallbacks}. A duplicate or an ignored callback is still acknowledged with 200, so the
+ * provider stops resending it.
  */
 @Controller("/internal/providers")
 @ExecuteOn(TaskExecutors.BLOCKING)
@@ -25,12 +26,17 @@ public class ProviderCallbackController {
   public static final String SIGNATURE_HEADER = "X-Provider-Signature";
 
   private final ProviderRouter router;
+  private final PayoutRouter payoutRouter;
   private final ProviderCallbacks callbacks;
   private final Transactions transactions;
 
   public ProviderCallbackController(
-      ProviderRouter router, ProviderCallbacks callbacks, Transactions transactions) {
+      ProviderRouter router,
+      PayoutRouter payoutRouter,
+      ProviderCallbacks callbacks,
+      Transactions transactions) {
     this.router = router;
+    this.payoutRouter = payoutRouter;
     this.callbacks = callbacks;
     this.transactions = transactions;
   }
@@ -38,8 +44,12 @@ public class ProviderCallbackController {
   @Post(uri = "/{provider}/callbacks", consumes = "application/json")
   public HttpResponse<Map<String, String>> receive(
       String provider, @Body byte[] body, @Nullable @Header(SIGNATURE_HEADER) String signature) {
-    ProviderAdapter adapter =
-        router.byName(provider).orElseThrow(() -> ApiException.notFound("provider"));
+    CallbackSource adapter =
+        router
+            .byName(provider)
+            .<CallbackSource>map(a -> a)
+            .or(() -> payoutRouter.byName(provider))
+            .orElseThrow(() -> ApiException.notFound("provider"));
     try {
       ProviderCallbacks.Outcome outcome =
           transactions.inTransaction(c -> callbacks.receive(c, adapter, body, signature));

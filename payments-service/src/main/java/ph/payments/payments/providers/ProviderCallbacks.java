@@ -13,13 +13,16 @@ import ph.payments.payments.payments.application.PaymentMoves;
 import ph.payments.payments.payments.domain.Failure;
 import ph.payments.payments.payments.domain.Payment;
 import ph.payments.payments.payments.persistence.JdbcPayments;
+import ph.payments.payments.payouts.application.PayoutReports;
+import ph.payments.payments.refunds.application.RefundReports;
 import ph.payments.platform.json.Json;
 import ph.payments.platform.tx.Transactions;
 
 /**
- * The one path by which a provider's report changes a payment, for real providers (over HTTP) and
- * the sandbox alike: verify the signature, apply each callback at most once, and only as a legal
- * move of the payment's state machine.
+ * The one path by which a provider's report changes a payment, a refund or a payout, for real
+ * providers (over HTTP) and the sandbox alike: verify the signature, apply each callback at most
+ * once, and only as a legal move of the resource's state machine. {@code order.*} callbacks are
+ * about payments, {@code refund.*} about refunds and {@code payout.*} about payouts.
  */
 @Singleton
 public class ProviderCallbacks {
@@ -28,7 +31,7 @@ public class ProviderCallbacks {
 
   /** What became of a callback. */
   public enum Outcome {
-    /** The payment moved. */
+    /** The payment, refund or payout moved. */
     APPLIED,
     /** This callback id was applied before; nothing changed. */
     DUPLICATE,
@@ -45,11 +48,20 @@ public class ProviderCallbacks {
 
   private final JdbcPayments payments;
   private final PaymentMoves moves;
+  private final RefundReports refunds;
+  private final PayoutReports payouts;
   private final Clock clock;
 
-  public ProviderCallbacks(JdbcPayments payments, PaymentMoves moves, Clock clock) {
+  public ProviderCallbacks(
+      JdbcPayments payments,
+      PaymentMoves moves,
+      RefundReports refunds,
+      PayoutReports payouts,
+      Clock clock) {
     this.payments = payments;
     this.moves = moves;
+    this.refunds = refunds;
+    this.payouts = payouts;
     this.clock = clock;
   }
 
@@ -59,7 +71,7 @@ public class ProviderCallbacks {
    * @throws InvalidSignature when {@code signature} does not match {@code body}
    */
   public Outcome receive(
-      Connection connection, ProviderAdapter provider, byte[] body, String signature)
+      Connection connection, CallbackSource provider, byte[] body, String signature)
       throws SQLException {
     Transactions.requireTransaction(connection);
     if (!provider.verify(body, signature)) {
@@ -68,6 +80,17 @@ public class ProviderCallbacks {
     ProviderCallback callback = Json.fromBytes(body, ProviderCallback.class);
     if (!firstDelivery(connection, provider.name(), callback.id())) {
       return Outcome.DUPLICATE;
+    }
+    String type = callback.type() == null ? "" : callback.type();
+    if (type.startsWith("refund.")) {
+      return refunds.apply(connection, provider.name(), callback)
+          ? Outcome.APPLIED
+          : Outcome.IGNORED;
+    }
+    if (type.startsWith("payout.")) {
+      return payouts.apply(connection, provider.name(), callback)
+          ? Outcome.APPLIED
+          : Outcome.IGNORED;
     }
     Optional<Payment> found =
         payments.lockByProviderRef(connection, provider.name(), callback.providerRef());

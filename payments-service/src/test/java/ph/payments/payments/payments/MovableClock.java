@@ -9,16 +9,20 @@ import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
 
-/** A clock the test moves; replaces the system clock only in {@link PaymentFlowIT}. */
+/** A clock the test moves; replaces the system clock only in the flow tests that move it. */
 @Singleton
 @Replaces(Clock.class)
-@Requires(property = "spec.name", value = "PaymentFlowIT")
+@Requires(property = "spec.name", pattern = "PaymentFlowIT|RefundFlowIT|PayoutFlowIT")
 public class MovableClock extends Clock {
 
   private volatile Instant now = Instant.now();
 
   public void advance(Duration duration) {
     now = now.plus(duration);
+  }
+
+  public void set(Instant instant) {
+    now = instant;
   }
 
   @Override

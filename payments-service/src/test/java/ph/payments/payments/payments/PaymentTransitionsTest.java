@@ -3,6 +3,7 @@ package ph.payments.payments.payments;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import java.math.BigDecimal;
@@ -94,6 +95,34 @@ class PaymentTransitionsTest {
     assertEquals(why, failed.failure());
     assertEquals(NOW, failed.failedAt());
     assertNull(failed.net());
+  }
+
+  @Test
+  void refundsAddUpAndTheOneThatCompletesTheAmountMovesThePaymentToRefundedWithoutAnEvent() {
+    Payment.Moved partial =
+        assertInstanceOf(
+            Payment.Moved.class,
+            payment(PaymentStatus.SUCCEEDED).refunded(Money.of("400.00", "PHP"), NOW));
+    assertEquals(PaymentStatus.SUCCEEDED, partial.payment().status());
+    assertEquals(Money.of("400.00", "PHP"), partial.payment().refunded());
+    assertNull(partial.eventType(), "a partial refund writes no payment event");
+    assertThrows(
+        IllegalStateException.class,
+        () -> partial.payment().refunded(Money.of("600.01", "PHP"), NOW),
+        "refunds never pass the amount");
+    Payment.Moved full =
+        assertInstanceOf(
+            Payment.Moved.class, partial.payment().refunded(Money.of("600.00", "PHP"), NOW));
+    assertEquals(PaymentStatus.REFUNDED, full.payment().status());
+    assertNull(full.eventType(), "refund.succeeded announces it, never payment.refunded");
+    for (PaymentStatus from : PaymentStatus.values()) {
+      if (from != PaymentStatus.SUCCEEDED) {
+        assertInstanceOf(
+            Payment.Refused.class,
+            payment(from).refunded(Money.of("1.00", "PHP"), NOW),
+            from.wire());
+      }
+    }
   }
 
   @Test

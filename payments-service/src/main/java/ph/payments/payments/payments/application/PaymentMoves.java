@@ -14,7 +14,8 @@ import ph.payments.payments.payments.web.PaymentJson;
 
 /**
  * Applies a move to a payment and writes its event, in the caller's transaction: the new state, the
- * event row and the event's outbox row commit together or not at all.
+ * event row and the event's outbox row commit together or not at all. A move without an event type
+ * (a refund's effect on its payment) writes the state only.
  */
 @Singleton
 public class PaymentMoves {
@@ -47,6 +48,9 @@ public class PaymentMoves {
     if (outcome instanceof Payment.Moved moved) {
       if (!payments.updateState(connection, moved.payment(), locked.status())) {
         throw new IllegalStateException("payment " + locked.id() + " changed under its lock");
+      }
+      if (moved.eventType() == null) {
+        return outcome; // announced by another resource's event (a refund's)
       }
       events.append(
           connection,

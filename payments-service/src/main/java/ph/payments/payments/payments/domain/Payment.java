@@ -53,7 +53,10 @@ public record Payment(
   /** The result of asking for a move: applied (with its event type) or rejected (and why). */
   public sealed interface Move permits Moved, Refused {}
 
-  /** The move happened; {@code eventType} is the event to write with it. */
+  /**
+   * The move happened; {@code eventType} is the event to write with it, or null when the move
+   * announces itself through another resource's event (a refund's).
+   */
   public record Moved(Payment payment, String eventType) implements Move {}
 
   /** The move is not allowed from the current status. */
@@ -75,6 +78,60 @@ public record Payment(
 
   public Move expired(Instant now) {
     return move(PaymentStatus.EXPIRED, now, "payment.expired", null);
+  }
+
+  /**
+   * A refund of this payment succeeded: {@code refunded_amount} grows by it, and the refund that
+   * brings the total to the amount moves the payment to {@code refunded}. Neither writes a payment
+   * event ({@code eventType} null): the refund's own {@code refund.succeeded} announces it (SPEC
+   * parts 3 and 6; {@code payment.refunded} is never emitted). Only a succeeded payment takes
+   * refunds.
+   *
+   * @throws IllegalStateException when the total would pass the amount: refunds reserve their
+   *     amount under the payment's lock, so this is a bug, never a merchant's mistake
+   */
+  public Move refunded(Money refund, Instant now) {
+    if (status != PaymentStatus.SUCCEEDED) {
+      return new Refused(status, PaymentStatus.REFUNDED);
+    }
+    Money total = refunded.plus(refund);
+    if (total.compareTo(amount) > 0 || !refund.isPositive()) {
+      throw new IllegalStateException(
+          "payment " + id + ": refund of " + refund + " after " + refunded + " exceeds " + amount);
+    }
+    PaymentStatus to = total.equals(amount) ? PaymentStatus.REFUNDED : PaymentStatus.SUCCEEDED;
+    if (to != status && !PaymentTransitions.allowed(status, to)) {
+      return new Refused(status, to);
+    }
+    return new Moved(
+        new Payment(
+            id,
+            merchantId,
+            environment,
+            to,
+            amount,
+            method,
+            provider,
+            providerRef,
+            checkout,
+            returnUrl,
+            webhookUrl,
+            description,
+            customer,
+            metadata,
+            customerId,
+            paymentLinkId,
+            fee,
+            net,
+            total,
+            idempotencyKey,
+            failure,
+            expiresAt,
+            succeededAt,
+            failedAt,
+            createdAt,
+            now),
+        null);
   }
 
   private Move move(PaymentStatus to, Instant now, String eventType, Failure why) {

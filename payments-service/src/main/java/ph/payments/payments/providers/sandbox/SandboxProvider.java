@@ -23,6 +23,11 @@ import ph.payments.platform.json.Json;
  * customer did (by the test helpers or the hosted checkout page in test mode), and reports each
  * change as a signed callback that goes through {@link
  * ph.payments.payments.providers.ProviderCallbacks}, exactly like a real provider's would.
+ *
+ * <p>Refunds: cards and e-wallets ({@code card}, {@code ewallet1}, {@code ewallet1_qr}) refund at
+ * once; bank transfers are {@code processing} until told the outcome; QR Ph ({@code rail1_qr})
+ * cannot refund automatically, so its refunds are queued for manual processing. The test helpers
+ * stand in for the bank and for the operators.
  */
 public final class SandboxProvider implements ProviderAdapter {
 
@@ -58,6 +63,12 @@ public final class SandboxProvider implements ProviderAdapter {
     CAPTURE,
     /** The provider declines the payment. */
     DECLINE
+  }
+
+  /** What the bank or the operators did with a refund that was not answered at once. */
+  public enum RefundAction {
+    SUCCEED,
+    FAIL
   }
 
   /** A callback as the provider would send it: the body and its signature header. */
@@ -133,6 +144,80 @@ public final class SandboxProvider implements ProviderAdapter {
           case BANK_TRANSFER -> new Payment.Checkout(page, null, null, null);
         };
     return new Registered(ref, checkout);
+  }
+
+  @Override
+  public RefundAccepted refund(Connection connection, RefundRequest r) throws SQLException {
+    String ref = "sbr_" + IdType.MESSAGE.generate().substring(4);
+    RefundOutcome outcome =
+        switch (kind) {
+          case CARD, EWALLET, EWALLET_QR -> RefundOutcome.SUCCEEDED;
+          case BANK_TRANSFER -> RefundOutcome.PROCESSING;
+          case QRPH -> RefundOutcome.MANUAL;
+        };
+    Instant now = clock.instant();
+    try (PreparedStatement insert =
+        connection.prepareStatement(
+            "INSERT INTO sandbox_refunds (provider_ref, provider, refund_id, order_ref, amount,"
+                + " currency, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
+      insert.setString(1, ref);
+      insert.setString(2, name());
+      insert.setString(3, r.refundId());
+      insert.setString(4, r.orderRef());
+      insert.setBigDecimal(5, r.amount().amount());
+      insert.setString(6, r.amount().currency());
+      insert.setString(
+          7,
+          switch (outcome) {
+            case SUCCEEDED -> "succeeded";
+            case FAILED -> "failed";
+            case PROCESSING -> "processing";
+            case MANUAL -> "manual";
+          });
+      insert.setTimestamp(8, Timestamp.from(now));
+      insert.setTimestamp(9, Timestamp.from(now));
+      insert.executeUpdate();
+    }
+    return new RefundAccepted(ref, outcome, null);
+  }
+
+  /**
+   * Decides a refund the provider did not answer at once and returns the callback it sends.
+   *
+   * @throws Refused when the refund was decided already
+   */
+  public List<SignedCallback> simulateRefund(
+      Connection connection, String refundRef, RefundAction action) throws SQLException {
+    String status;
+    try (PreparedStatement select =
+        connection.prepareStatement(
+            "SELECT status FROM sandbox_refunds WHERE provider_ref = ? FOR UPDATE")) {
+      select.setString(1, refundRef);
+      try (ResultSet rs = select.executeQuery()) {
+        if (!rs.next()) {
+          throw new Refused("no sandbox refund " + refundRef);
+        }
+        status = rs.getString(1);
+      }
+    }
+    require(
+        status.equals("processing") || status.equals("manual"), "the refund was decided", status);
+    try (PreparedStatement update =
+        connection.prepareStatement(
+            "UPDATE sandbox_refunds SET status = ?, updated_at = ? WHERE provider_ref = ?")) {
+      update.setString(1, action == RefundAction.SUCCEED ? "succeeded" : "failed");
+      update.setTimestamp(2, Timestamp.from(clock.instant()));
+      update.setString(3, refundRef);
+      update.executeUpdate();
+    }
+    return List.of(
+        action == RefundAction.SUCCEED
+            ? callback(refundRef, ProviderCallback.REFUND_SUCCEEDED, null, null)
+            : callback(
+                refundRef,
+                ProviderCallback.REFUND_FAILED,
+                "refund_declined",
+                "The refund was declined by the provider (sandbox)."));
   }
 
   @Override

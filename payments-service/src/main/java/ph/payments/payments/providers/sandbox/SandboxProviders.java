@@ -13,13 +13,17 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import ph.payments.payments.providers.QrPayloads;
 
-/** One sandbox provider per {@link SandboxProvider.Kind}, all signing with one callback secret. */
+/**
+ * One sandbox provider per {@link SandboxProvider.Kind} and one sandbox payout rail per {@link
+ * SandboxPayoutRail.Kind}, all signing with one callback secret.
+ */
 @Singleton
 public class SandboxProviders {
 
   private static final Logger log = LoggerFactory.getLogger(SandboxProviders.class);
 
   private final List<SandboxProvider> providers;
+  private final List<SandboxPayoutRail> payoutRails;
 
   public SandboxProviders(
       @Nullable @Value("${payments.sandbox.callback-secret:}") String configuredSecret,
@@ -31,6 +35,18 @@ public class SandboxProviders {
         Arrays.stream(SandboxProvider.Kind.values())
             .map(kind -> new SandboxProvider(kind, secret, publicBaseUrl, qrPayloads, clock))
             .toList();
+    this.payoutRails =
+        Arrays.stream(SandboxPayoutRail.Kind.values())
+            .map(kind -> new SandboxPayoutRail(kind, secret, clock))
+            .toList();
+  }
+
+  public List<SandboxPayoutRail> payoutRails() {
+    return payoutRails;
+  }
+
+  public Optional<SandboxPayoutRail> payoutRail(String name) {
+    return payoutRails.stream().filter(r -> r.name().equals(name)).findFirst();
   }
 
   public List<SandboxProvider> all() {

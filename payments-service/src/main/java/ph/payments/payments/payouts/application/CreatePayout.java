@@ -1,0 +1,203 @@
+package ph.payments.payments.payouts.application;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import jakarta.inject.Singleton;
+import java.math.BigDecimal;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Optional;
+import ph.payments.contracts.commands.Command;
+import ph.payments.contracts.commands.CommandReply;
+import ph.payments.payments.payouts.domain.Destination;
+import ph.payments.payments.payouts.domain.Payout;
+import ph.payments.payments.payouts.domain.PayoutFees;
+import ph.payments.payments.payouts.domain.PayoutStatus;
+import ph.payments.payments.payouts.persistence.JdbcPayoutBanks;
+import ph.payments.payments.payouts.web.PayoutJson;
+import ph.payments.payments.providers.PayoutAdapter;
+import ph.payments.payments.providers.PayoutRouter;
+import ph.payments.platform.commands.CommandHandler;
+import ph.payments.platform.commands.CommandReplies;
+import ph.payments.platform.errors.ErrorCode;
+import ph.payments.platform.money.InvalidAmountException;
+import ph.payments.platform.money.Money;
+
+/**
+ * {@code payouts.create}: pays out from the merchant's balance (SPEC parts 3 and 4).
+ *
+ * <ol>
+ *   <li>Everything that can refuse the payout is checked first: a rail for the method and currency
+ *       ({@code no_route}), the rail's limit, an amount above the fee, the destination and its bank
+ *       code (an active code of the registry).
+ *   <li>The ledger holds the amount ({@link LedgerHolds}, idempotent on the payout id). Not enough
+ *       balance: 400 {@code insufficient_balance} and nothing is created. No answer: the command
+ *       fails and is retried later; a payout never exists without its hold.
+ *   <li>The rail takes the payout and its first answer decides the state: {@code succeeded} or
+ *       {@code failed} at once (with {@code payout.succeeded} / {@code payout.failed}), {@code
+ *       processing}, or {@code pending} until the batch rail's cut-off.
+ * </ol>
+ */
+@Singleton
+public class CreatePayout implements CommandHandler {
+
+  public static final String TYPE = "payouts.create";
+
+  private final PayoutRouter rails;
+  private final JdbcPayoutBanks banks;
+  private final LedgerHolds ledger;
+  private final PayoutMoves moves;
+  private final Clock clock;
+
+  public CreatePayout(
+      PayoutRouter rails,
+      JdbcPayoutBanks banks,
+      LedgerHolds ledger,
+      PayoutMoves moves,
+      Clock clock) {
+    this.rails = rails;
+    this.banks = banks;
+    this.ledger = ledger;
+    this.moves = moves;
+    this.clock = clock;
+  }
+
+  @Override
+  public String type() {
+    return TYPE;
+  }
+
+  @Override
+  public CommandReply handle(Connection connection, Command command) throws SQLException {
+    JsonNode body = command.body();
+    String method = body.path("method").asText("");
+    String currency = body.hasNonNull("currency") ? body.get("currency").asText() : "PHP";
+    Money amount;
+    try {
+      amount = Money.of(body.path("amount").decimalValue(), currency);
+    } catch (InvalidAmountException e) {
+      return CommandReplies.invalid(command, Map.of("amount", e.getMessage()));
+    }
+    if (!amount.isPositive()) {
+      return CommandReplies.invalid(command, Map.of("amount", "must be at least 0.01"));
+    }
+    Optional<PayoutAdapter> rail = rails.route(method, currency);
+    if (rail.isEmpty()) {
+      return CommandReplies.rejected(
+          command,
+          ErrorCode.NO_ROUTE,
+          "No payout provider is available for method " + method + " in " + currency + ".");
+    }
+    BigDecimal max = rail.get().maxAmount();
+    if (max != null && amount.amount().compareTo(max) > 0) {
+      return CommandReplies.invalid(
+          command,
+          Map.of(
+              "amount",
+              "must be at most "
+                  + max.toPlainString()
+                  + " for method "
+                  + method
+                  + " (the rail's limit per transfer)"));
+    }
+    Money fee = PayoutFees.feeFor(method, currency);
+    if (amount.compareTo(fee) <= 0) {
+      return CommandReplies.invalid(
+          command,
+          Map.of(
+              "amount",
+              "must be more than the fee of "
+                  + fee.amount().toPlainString()
+                  + " for method "
+                  + method
+                  + ", which is part of the amount"));
+    }
+    Destination.Read read = Destination.read(method, body.get("destination"));
+    if (read instanceof Destination.Invalid invalid) {
+      return CommandReplies.invalid(command, invalid.issues());
+    }
+    Destination destination = ((Destination.Valid) read).destination();
+    if (destination.bankCode() != null) {
+      Optional<JdbcPayoutBanks.PayoutBank> bank = banks.find(connection, destination.bankCode());
+      if (bank.isEmpty() || !bank.get().active()) {
+        return CommandReplies.invalid(
+            command,
+            Map.of(
+                "destination." + destination.bankCodeField(),
+                bank.isEmpty()
+                    ? "must be a bank code of GET /v1/payout-banks"
+                    : "names an inactive bank (status 0 in GET /v1/payout-banks)"));
+      }
+    }
+
+    // Before anything is written: a retried command asks again, and the hold's idempotency on
+    // the payout id makes that safe.
+    LedgerHolds.Outcome hold =
+        ledger.hold(
+            new LedgerHolds.HoldRequest(
+                command.resourceId(), command.merchantId(), command.environment(), amount));
+    if (hold instanceof LedgerHolds.Insufficient) {
+      return CommandReplies.rejected(
+          command,
+          ErrorCode.INSUFFICIENT_BALANCE,
+          "The available balance is lower than the payout amount.");
+    }
+    if (hold instanceof LedgerHolds.Refused refused) {
+      return CommandReplies.rejected(
+          command,
+          ErrorCode.fromCode(refused.code())
+              .filter(c -> c == ErrorCode.CONFLICT)
+              .orElse(ErrorCode.INTERNAL_ERROR),
+          "The ledger refused the payout's hold (" + refused.code() + ").");
+    }
+
+    Instant now = clock.instant();
+    PayoutAdapter.Sent sent =
+        rail.get()
+            .send(
+                connection,
+                new PayoutAdapter.PayoutOrder(
+                    command.resourceId(),
+                    command.merchantId(),
+                    command.environment(),
+                    method,
+                    amount.minus(fee),
+                    body.get("destination"),
+                    destination.accountNo(),
+                    destination.bankCode()));
+    Payout pending =
+        new Payout(
+            command.resourceId(),
+            command.merchantId(),
+            command.environment(),
+            PayoutStatus.PENDING,
+            amount,
+            method,
+            rail.get().name(),
+            sent.providerRef(),
+            body.get("destination").deepCopy(),
+            body.hasNonNull("description") ? body.get("description").asText() : null,
+            body.hasNonNull("metadata") ? (ObjectNode) body.get("metadata").deepCopy() : null,
+            fee,
+            null,
+            null,
+            null,
+            now,
+            now);
+    Payout.Move first =
+        switch (sent.outcome()) {
+          case QUEUED -> new Payout.Moved(pending, null);
+          case PROCESSING -> pending.processing(now);
+          case PAID -> pending.succeeded(now);
+          case FAILED -> pending.failed(sent.failure(), now);
+        };
+    if (!(first instanceof Payout.Moved moved)) {
+      throw new IllegalStateException("a new payout cannot make that move: " + first);
+    }
+    moves.created(connection, moved.payout(), moved.eventType());
+    return CommandReplies.ok(command, 201, PayoutJson.of(moved.payout()));
+  }
+}
