@@ -173,8 +173,76 @@ class PaymentsE2EIT {
     }
   }
 
+  /**
+   * Issue 6's walk: take a payment, refund part of it, pay out the rest; every step is in the event
+   * log and the balance follows.
+   */
+  @Test
+  void aMerchantTakesAPaymentRefundsPartAndPaysOutTheRest() {
+    Merchant operator = new Merchant(system.gatewayUrl(), system.adminToken);
+    Merchant.Reply created =
+        operator.post("/admin/v1/merchants", "{\"name\":\"Payout Store\",\"email\":\"p@example.com\"}");
+    Merchant shop = new Merchant(system.gatewayUrl(), created.json().at("/api_keys/0/secret").asText());
+
+    Merchant.Reply payment = shop.post("/v1/payments", "{\"amount\":1000,\"method\":\"card\"}");
+    String paymentId = payment.json().get("id").asText();
+    assertEquals(200, shop.post("/v1/test_helpers/payments/" + paymentId + "/succeed", null).status());
+    awaitBalance(shop, "950.00"); // 1000.00 − (3.5 % + 15.00)
+
+    Merchant.Reply refund =
+        shop.post("/v1/refunds", "{\"payment\":\"" + paymentId + "\",\"amount\":200}", "Idempotency-Key", "refund-1");
+    assertEquals(201, refund.status(), refund.raw().body());
+    assertEquals("succeeded", refund.json().get("status").asText(), "cards refund at once");
+    assertEquals("succeeded", shop.get("/v1/payments/" + paymentId).json().get("status").asText());
+    awaitBalance(shop, "750.00");
+
+    Merchant.Reply payout =
+        shop.post(
+            "/v1/payouts",
+            "{\"amount\":750,\"method\":\"ewallet1\",\"destination\":{\"account_no\":\"09171234567\"}}",
+            "Idempotency-Key",
+            "payout-1");
+    assertEquals(201, payout.status(), payout.raw().body());
+    awaitBalance(shop, "0.00");
+    Merchant.Reply tooMuch =
+        shop.post(
+            "/v1/payouts",
+            "{\"amount\":100,\"method\":\"ewallet1\",\"destination\":{\"account_no\":\"09171234567\"}}");
+    assertEquals(400, tooMuch.status());
+    assertEquals("insufficient_balance", tooMuch.code());
+
+    List<String> types = new ArrayList<>();
+    for (int i = 0; i < 50 && types.size() < 5; i++) {
+      types.clear();
+      reconcile(shop).forEach(e -> types.add(e.get("type").asText()));
+      sleep(100);
+    }
+    assertEquals(
+        List.of(
+            "payment.processing",
+            "payment.succeeded",
+            "refund.created",
+            "refund.succeeded",
+            payout.json().get("status").asText().equals("succeeded") ? "payout.succeeded" : "payout.failed"),
+        types);
+  }
+
+  private static void awaitBalance(Merchant shop, String expected) {
+    String available = null;
+    for (int i = 0; i < 100 && !expected.equals(available); i++) {
+      available =
+          shop.get("/v1/balance?currency=PHP").json().get("available").decimalValue().toPlainString();
+      sleep(50);
+    }
+    assertEquals(expected, available);
+  }
+
   /** SPEC part 6: keep the highest processed id, poll with starting_after, follow has_more. */
   private static List<JsonNode> reconcile() {
+    return reconcile(merchant);
+  }
+
+  private static List<JsonNode> reconcile(Merchant merchant) {
     List<JsonNode> events = new ArrayList<>();
     String cursor = null;
     while (true) {
