@@ -207,15 +207,20 @@ public class JdbcWebhookEndpoints {
    */
   public String rotate(Connection connection, String id, Instant now, Instant previousExpiresAt)
       throws SQLException {
-    SigningKeys keys = keys(connection, id);
+    String current;
+    try {
+      current = keys(connection, id).current();
+    } catch (IllegalStateException unreadable) {
+      current = null; // sealed under another WEBHOOK_SECRET_KEY: rotating is the way out
+    }
     String fresh = SigningSecrets.generate();
     try (PreparedStatement update =
         connection.prepareStatement(
             "UPDATE webhook_endpoints SET secret = ?, previous_secret = ?,"
                 + " previous_secret_expires_at = ?, updated_at = ? WHERE id = ?")) {
       update.setBytes(1, box.seal(fresh, context(id)));
-      update.setBytes(2, box.seal(keys.current(), context(id)));
-      update.setTimestamp(3, Timestamp.from(previousExpiresAt));
+      update.setBytes(2, current == null ? null : box.seal(current, context(id)));
+      update.setTimestamp(3, current == null ? null : Timestamp.from(previousExpiresAt));
       update.setTimestamp(4, Timestamp.from(now));
       update.setString(5, id);
       update.executeUpdate();

@@ -104,7 +104,7 @@ public class FanOut {
     }
     if (override != null) {
       // Signed with the account-level secret; create it if the merchant has none yet.
-      accountSecrets.createOrGet(connection, merchantId, environment);
+      accountSecrets.ensure(connection, merchantId, environment);
       deliveries.insertForOverride(
           connection, merchantId, environment, override, target(override), eventId, type, now);
     }

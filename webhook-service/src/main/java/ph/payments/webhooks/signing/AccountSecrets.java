@@ -77,6 +77,8 @@ public class AccountSecrets {
       try (ResultSet rs = select.executeQuery()) {
         rs.next();
         keys = SealedKeys.open(box, rs, context(merchantId, environment));
+      } catch (IllegalStateException unreadable) {
+        keys = null; // sealed under another WEBHOOK_SECRET_KEY: rotating is the way out
       }
     }
     Instant now = clock.instant();
@@ -89,14 +91,20 @@ public class AccountSecrets {
                 + " previous_secret_expires_at = ?, updated_at = ?"
                 + " WHERE merchant_id = ? AND environment = ?")) {
       update.setBytes(1, box.seal(fresh, context));
-      update.setBytes(2, box.seal(keys.current(), context));
-      update.setTimestamp(3, Timestamp.from(expires));
+      update.setBytes(2, keys == null ? null : box.seal(keys.current(), context));
+      update.setTimestamp(3, keys == null ? null : Timestamp.from(expires));
       update.setTimestamp(4, Timestamp.from(now));
       update.setString(5, merchantId);
       update.setString(6, environment);
       update.executeUpdate();
     }
-    return new Shown(fresh, expires);
+    return new Shown(fresh, keys == null ? null : expires);
+  }
+
+  /** Creates the environment's secret if it has none (nothing is decrypted). */
+  public void ensure(Connection connection, String merchantId, String environment)
+      throws SQLException {
+    insertIfMissing(connection, merchantId, environment);
   }
 
   private void insertIfMissing(Connection connection, String merchantId, String environment)
