@@ -18,6 +18,7 @@ import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
 import ph.payments.contracts.Envelope;
@@ -91,6 +92,32 @@ public abstract class WebhookServiceTest implements TestPropertyProvider {
       events = new Events(TestKafka.bootstrapServers(), eventTopic(getClass()));
     }
     return events;
+  }
+
+  /**
+   * Waits until the event consumer has joined its group and consumed a first event, so tests
+   * measure deliveries, not the one-off group join.
+   */
+  @BeforeAll
+  void awaitEventConsumer() {
+    Events.Event warmUp = Events.payment("payment.processing", "test");
+    events().send(merchant(), warmUp);
+    org.awaitility.Awaitility.await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () ->
+                transactions.inTransaction(
+                    c -> {
+                      try (var select =
+                          c.prepareStatement(
+                              "SELECT 1 FROM inbox WHERE consumer = 'webhook-service.events'"
+                                  + " AND message_id = ?")) {
+                        select.setString(1, warmUp.id());
+                        try (var rs = select.executeQuery()) {
+                          return rs.next();
+                        }
+                      }
+                    }));
   }
 
   @AfterAll
