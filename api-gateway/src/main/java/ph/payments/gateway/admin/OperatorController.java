@@ -21,6 +21,7 @@ import ph.payments.gateway.merchants.MerchantAccounts.KeyView;
 import ph.payments.gateway.merchants.MerchantAccounts.MerchantView;
 import ph.payments.gateway.merchants.Scopes;
 import ph.payments.gateway.web.Fields;
+import ph.payments.gateway.webhooks.AccountWebhookSecrets;
 import ph.payments.platform.errors.ApiException;
 import ph.payments.platform.ids.IdType;
 import ph.payments.platform.json.Json;
@@ -44,10 +45,13 @@ public class OperatorController {
 
   private final MerchantAccounts accounts;
   private final CommandBus commands;
+  private final AccountWebhookSecrets webhookSecrets;
 
-  public OperatorController(MerchantAccounts accounts, CommandBus commands) {
+  public OperatorController(
+      MerchantAccounts accounts, CommandBus commands, AccountWebhookSecrets webhookSecrets) {
     this.accounts = accounts;
     this.commands = commands;
+    this.webhookSecrets = webhookSecrets;
   }
 
   /**
@@ -78,14 +82,20 @@ public class OperatorController {
     return HttpResponse.<JsonNode>status(HttpStatus.valueOf(reply.status())).body(reply.body());
   }
 
-  /** {@code {name, email}} → 201 merchant with a {@code sk_test_} key that may do everything. */
+  /**
+   * {@code {name, email}} → 201 merchant with a {@code sk_test_} key that may do everything, and
+   * the test environment's account-level webhook secret ({@code webhook_secrets.test}, null when
+   * webhook-service could not be reached; rotate it to get one).
+   */
   @Post("/merchants")
   public HttpResponse<MerchantJson> createMerchant(@Nullable @Body JsonNode json) {
     Fields body = Fields.of(json).allowOnly("name", "email");
     String name = body.requiredString("name", 1, 200);
     String email = body.requiredEmail("email");
     body.validate();
-    return HttpResponse.created(MerchantJson.of(accounts.create(name, email)));
+    MerchantView merchant = accounts.create(name, email);
+    return HttpResponse.created(
+        MerchantJson.of(merchant, webhookSecret(merchant.merchant().id(), "test")));
   }
 
   @Get("/merchants/{id}")
@@ -93,10 +103,23 @@ public class OperatorController {
     return MerchantJson.of(accounts.find(merchantId(id)));
   }
 
-  /** Takes the merchant live; the first activation issues a {@code sk_live_} key. */
+  /**
+   * Takes the merchant live; the first activation issues a {@code sk_live_} key and shows the live
+   * account-level webhook secret ({@code webhook_secrets.live}).
+   */
   @Post("/merchants/{id}/activate")
   public MerchantJson activate(String id) {
-    return MerchantJson.of(accounts.activate(merchantId(id)));
+    MerchantView merchant = accounts.activate(merchantId(id));
+    boolean wentLive =
+        merchant.keys().stream()
+            .anyMatch(key -> key.secret() != null && "live".equals(key.key().environment()));
+    return MerchantJson.of(merchant, wentLive ? webhookSecret(id, "live") : null);
+  }
+
+  private java.util.Map<String, String> webhookSecret(String merchantId, String environment) {
+    java.util.Map<String, String> secrets = new java.util.LinkedHashMap<>();
+    secrets.put(environment, webhookSecrets.createOrGet(merchantId, environment).orElse(null));
+    return secrets;
   }
 
   /** Every key of the merchant is answered 403 {@code merchant_inactive} afterwards. */
@@ -166,7 +189,10 @@ public class OperatorController {
     return id;
   }
 
-  /** The merchant as the operator API shows it. */
+  /**
+   * The merchant as the operator API shows it; {@code webhook_secrets} only in the responses that
+   * create an environment's account-level webhook secret.
+   */
   public record MerchantJson(
       String id,
       String object,
@@ -175,9 +201,16 @@ public class OperatorController {
       String status,
       boolean live,
       long created,
-      java.util.List<ApiKeyJson> apiKeys) {
+      java.util.List<ApiKeyJson> apiKeys,
+      @com.fasterxml.jackson.annotation.JsonInclude(
+              com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+          java.util.Map<String, String> webhookSecrets) {
 
     static MerchantJson of(MerchantView view) {
+      return of(view, null);
+    }
+
+    static MerchantJson of(MerchantView view, java.util.Map<String, String> webhookSecrets) {
       var merchant = view.merchant();
       return new MerchantJson(
           merchant.id(),
@@ -187,7 +220,8 @@ public class OperatorController {
           merchant.status(),
           merchant.live(),
           merchant.createdAt().getEpochSecond(),
-          view.keys().stream().map(ApiKeyJson::of).toList());
+          view.keys().stream().map(ApiKeyJson::of).toList(),
+          webhookSecrets);
     }
   }
 

@@ -21,7 +21,7 @@ import ph.payments.platform.ids.IdType;
 @ExecuteOn(TaskExecutors.BLOCKING)
 public class EventsController {
 
-  static final Set<String> TYPES =
+  public static final Set<String> TYPES =
       Set.of(
           "payment.processing",
           "payment.succeeded",

@@ -11,6 +11,7 @@ import java.sql.Timestamp;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -52,9 +53,31 @@ public class EventLog {
     this.clock = clock;
   }
 
-  /** Who the event belongs to and which resource changed. */
+  /**
+   * Envelope attribute carrying a payment's {@code webhook_url} override to webhook-service, which
+   * delivers the payment's events there too. Not part of the event body: the payment resource has
+   * no such field (SPEC part 2).
+   */
+  public static final String ATTRIBUTE_WEBHOOK_URL = "webhook-url";
+
+  /**
+   * Who the event belongs to and which resource changed.
+   *
+   * @param webhookUrl the resource's own webhook URL (a payment's {@code webhook_url}), or null
+   */
   public record Subject(
-      String merchantId, String environment, String resourceType, String resourceId, String key) {}
+      String merchantId,
+      String environment,
+      String resourceType,
+      String resourceId,
+      String key,
+      String webhookUrl) {
+
+    public Subject(
+        String merchantId, String environment, String resourceType, String resourceId, String key) {
+      this(merchantId, environment, resourceType, resourceId, key, null);
+    }
+  }
 
   /** One page of events, ascending. */
   public record Page(List<byte[]> events, boolean hasMore) {}
@@ -102,15 +125,13 @@ public class EventLog {
       insert.setBytes(9, body);
       insert.executeUpdate();
     }
+    Map<String, String> attributes = new HashMap<>();
+    attributes.put(Envelope.ATTRIBUTE_MERCHANT_ID, subject.merchantId());
+    if (subject.webhookUrl() != null) {
+      attributes.put(ATTRIBUTE_WEBHOOK_URL, subject.webhookUrl());
+    }
     outbox.append(
-        connection,
-        new OutboxMessage(
-            id,
-            Topics.EVENTS,
-            subject.key(),
-            type,
-            body,
-            Map.of(Envelope.ATTRIBUTE_MERCHANT_ID, subject.merchantId())));
+        connection, new OutboxMessage(id, Topics.EVENTS, subject.key(), type, body, attributes));
     return body;
   }
 

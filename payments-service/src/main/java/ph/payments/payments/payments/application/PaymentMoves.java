@@ -55,7 +55,12 @@ public class PaymentMoves {
       events.append(
           connection,
           new EventLog.Subject(
-              locked.merchantId(), locked.environment(), "payment", locked.id(), locked.id()),
+              locked.merchantId(),
+              locked.environment(),
+              "payment",
+              locked.id(),
+              locked.id(),
+              locked.webhookUrl()),
           moved.eventType(),
           json(moved.payment()));
     }

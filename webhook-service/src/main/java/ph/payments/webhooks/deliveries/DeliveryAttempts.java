@@ -1,0 +1,154 @@
+package ph.payments.webhooks.deliveries;
+
+import jakarta.inject.Singleton;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import ph.payments.platform.tx.Transactions;
+import ph.payments.webhooks.WebhookSettings;
+import ph.payments.webhooks.endpoints.JdbcWebhookEndpoints;
+import ph.payments.webhooks.signing.AccountSecrets;
+import ph.payments.webhooks.signing.Signatures;
+import ph.payments.webhooks.signing.SigningKeys;
+
+/**
+ * One attempt in two steps: {@link #prepare} reads what the attempt needs in the transaction that
+ * claimed it; {@link #run} signs the stored event bytes with a fresh timestamp, POSTs them (no
+ * transaction held) and records the outcome under the claim (one short transaction). A delivery
+ * whose endpoint was disabled or deleted after it was scheduled ends as failed without an attempt.
+ */
+@Singleton
+public class DeliveryAttempts {
+
+  private static final Logger log = LoggerFactory.getLogger(DeliveryAttempts.class);
+
+  private final Transactions transactions;
+  private final JdbcDeliveries deliveries;
+  private final JdbcWebhookEndpoints endpoints;
+  private final AccountSecrets accountSecrets;
+  private final WebhookSender sender;
+  private final WebhookSettings settings;
+  private final Clock clock;
+
+  public DeliveryAttempts(
+      Transactions transactions,
+      JdbcDeliveries deliveries,
+      JdbcWebhookEndpoints endpoints,
+      AccountSecrets accountSecrets,
+      WebhookSender sender,
+      WebhookSettings settings,
+      Clock clock) {
+    this.transactions = transactions;
+    this.deliveries = deliveries;
+    this.endpoints = endpoints;
+    this.accountSecrets = accountSecrets;
+    this.sender = sender;
+    this.settings = settings;
+    this.clock = clock;
+  }
+
+  /** What an attempt sends, read under the claim. Holds secrets: never logged. */
+  public record Prepared(
+      JdbcDeliveries.Claim claim, JdbcDeliveries.Work work, String url, SigningKeys keys) {
+    @Override
+    public String toString() {
+      return "Prepared[delivery " + claim.id() + "]";
+    }
+  }
+
+  /** Runs a prepared attempt; failures of the database are left to the lease. */
+  public void run(Prepared prepared) {
+    JdbcDeliveries.Claim claim = prepared.claim();
+    JdbcDeliveries.Work work = prepared.work();
+    Instant attemptedAt = clock.instant();
+    String signature =
+        Signatures.header(
+            attemptedAt.getEpochSecond(), work.body(), prepared.keys().active(attemptedAt));
+    AttemptOutcome outcome =
+        sender.send(
+            new WebhookSender.Request(
+                prepared.url(),
+                work.body(),
+                work.eventType(),
+                work.id(),
+                signature,
+                settings.privateTargetsAllowed(work.environment())));
+    JdbcDeliveries.Recorded recorded =
+        transactions.inTransaction(
+            c ->
+                deliveries.record(
+                    c,
+                    work.id(),
+                    claim.leaseToken(),
+                    prepared.url(),
+                    attemptedAt,
+                    outcome,
+                    clock.instant()));
+    if (outcome.succeeded()) {
+      log.debug(
+          "delivery {} ({}) attempt {} to {}: {} in {} ms",
+          work.id(),
+          work.eventType(),
+          recorded.attemptNumber(),
+          claim.target(),
+          outcome.statusCode(),
+          outcome.latencyMillis());
+    } else {
+      log.info(
+          "delivery {} ({}) attempt {} to {} failed: {}; {}",
+          work.id(),
+          work.eventType(),
+          recorded.attemptNumber(),
+          claim.target(),
+          outcome.error(),
+          recorded.status() == DeliveryStatus.PENDING
+              ? "next attempt at " + recorded.nextAttemptAt()
+              : recorded.status().wire());
+    }
+  }
+
+  /**
+   * Reads what the claimed attempt needs, in the claiming transaction; empty when there is nothing
+   * to send (the delivery was just ended as failed, or is not this claim's any more).
+   */
+  public Optional<Prepared> prepare(Connection connection, JdbcDeliveries.Claim claim)
+      throws SQLException {
+    Optional<JdbcDeliveries.Work> found = deliveries.work(connection, claim.id());
+    if (found.isEmpty()) {
+      return Optional.empty();
+    }
+    JdbcDeliveries.Work work = found.get();
+    if (work.status() != DeliveryStatus.PENDING
+        || work.leaseToken() == null
+        || work.leaseToken() != claim.leaseToken()) {
+      return Optional.empty(); // replayed, deleted or re-claimed since: not ours any more
+    }
+    if (work.endpointId() == null) {
+      SigningKeys keys =
+          accountSecrets
+              .keys(connection, work.merchantId(), work.environment())
+              .orElseThrow(() -> new IllegalStateException("no account secret"));
+      return Optional.of(new Prepared(claim, work, work.overrideUrl(), keys));
+    }
+    JdbcWebhookEndpoints.Stored stored =
+        endpoints
+            .findAny(connection, work.endpointId())
+            .orElseThrow(() -> new IllegalStateException("no endpoint " + work.endpointId()));
+    if (stored.deleted() || !stored.endpoint().enabled()) {
+      deliveries.failClaimed(
+          connection,
+          work.id(),
+          claim.leaseToken(),
+          stored.deleted() ? "endpoint deleted" : "endpoint disabled",
+          clock.instant());
+      return Optional.empty();
+    }
+    return Optional.of(
+        new Prepared(
+            claim, work, stored.endpoint().url(), endpoints.keys(connection, work.endpointId())));
+  }
+}

@@ -1,0 +1,300 @@
+package ph.payments.webhooks.deliveries;
+
+import io.micronaut.context.annotation.Context;
+import io.micronaut.context.annotation.Requires;
+import jakarta.annotation.PostConstruct;
+import jakarta.annotation.PreDestroy;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.postgresql.PGConnection;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import ph.payments.platform.tx.Transactions;
+import ph.payments.webhooks.WebhookSettings;
+
+/**
+ * Hands due deliveries to a bounded pool of workers, with per-target isolation.
+ *
+ * <p><b>Queue in the database.</b> Deliveries wait in {@code webhook_deliveries} with their {@code
+ * next_attempt_at}; the scheduler claims due ones ({@link JdbcDeliveries#claim}), so scheduled
+ * retries survive restarts and several instances share the work.
+ *
+ * <p><b>Isolation.</b> At most {@link WebhookSettings#concurrency()} attempts run at once, and at
+ * most {@link WebhookSettings#perTarget()} for one target (an endpoint, or the host of an override
+ * URL). A target at its limit is skipped when claiming, so a slow or dead receiver holds only its
+ * own slots (each for at most the timeout) and never delays anybody else's deliveries. The
+ * scheduler claims only as many deliveries as it has free workers, so nothing queues behind a stuck
+ * attempt in memory either.
+ *
+ * <p><b>Fast path.</b> A transaction that makes a delivery due also notifies {@value
+ * JdbcDeliveries#CHANNEL}; PostgreSQL delivers the notification on commit and the scheduler, which
+ * LISTENs on a dedicated connection, claims at once. The event consumer also wakes it directly. A
+ * finished attempt frees a slot and wakes it too. Without any of these it looks every {@link
+ * WebhookSettings#pollInterval()}, or sooner when the next retry is due sooner.
+ */
+@Context
+@Requires(property = "webhooks.delivery.enabled", notEquals = "false")
+public class DeliveryScheduler {
+
+  private static final Logger log = LoggerFactory.getLogger(DeliveryScheduler.class);
+
+  private final Transactions transactions;
+  private final JdbcDeliveries deliveries;
+  private final DeliveryAttempts attempts;
+  private final WebhookSettings settings;
+  private final Clock clock;
+  private final ListenConnections listenConnections;
+  private final ExecutorService workers;
+
+  private final Map<String, Integer> inFlightByTarget = new HashMap<>();
+  private int inFlight;
+  private final Object signal = new Object();
+  private boolean signalled;
+  private volatile boolean running;
+  private Thread loop;
+  private Thread listener;
+
+  public DeliveryScheduler(
+      Transactions transactions,
+      JdbcDeliveries deliveries,
+      DeliveryAttempts attempts,
+      WebhookSettings settings,
+      Clock clock,
+      ListenConnections listenConnections) {
+    this.transactions = transactions;
+    this.deliveries = deliveries;
+    this.attempts = attempts;
+    this.settings = settings;
+    this.clock = clock;
+    this.listenConnections = listenConnections;
+    AtomicInteger threads = new AtomicInteger();
+    this.workers =
+        new ThreadPoolExecutor(
+            settings.concurrency(),
+            settings.concurrency(),
+            1,
+            TimeUnit.MINUTES,
+            new LinkedBlockingQueue<>(),
+            runnable -> {
+              Thread thread = new Thread(runnable, "webhook-delivery-" + threads.incrementAndGet());
+              thread.setDaemon(true);
+              return thread;
+            });
+    ((ThreadPoolExecutor) workers).allowCoreThreadTimeOut(true);
+  }
+
+  @PostConstruct
+  void start() {
+    running = true;
+    loop = new Thread(this::run, "webhook-scheduler");
+    loop.setDaemon(true);
+    loop.start();
+    listener = new Thread(this::listen, "webhook-scheduler-listen");
+    listener.setDaemon(true);
+    listener.start();
+  }
+
+  /**
+   * Stops claiming and lets the attempts in flight finish and be recorded (each is cut off by the
+   * timeout), so a restart loses nothing and repeats nothing.
+   */
+  @PreDestroy
+  void stop() {
+    running = false;
+    wake();
+    listener.interrupt();
+    join(loop, Duration.ofSeconds(10));
+    workers.shutdown();
+    try {
+      if (!workers.awaitTermination(settings.timeout().toMillis() + 5_000, TimeUnit.MILLISECONDS)) {
+        log.warn("webhook attempts still running at shutdown; their leases will expire");
+        workers.shutdownNow();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    join(listener, settings.pollInterval().plusSeconds(2));
+  }
+
+  /** Look at the queue now (a delivery became due, or a slot became free). */
+  public void wake() {
+    synchronized (signal) {
+      signalled = true;
+      signal.notifyAll();
+    }
+  }
+
+  /** Attempts running in this instance now. */
+  public synchronized int inFlight() {
+    return inFlight;
+  }
+
+  private void run() {
+    while (running) {
+      try {
+        int free = free();
+        if (free == 0) {
+          awaitSignal(settings.pollInterval()); // a finished attempt wakes us
+          continue;
+        }
+        if (claimAndSubmit(free) > 0) {
+          continue; // more may be due
+        }
+        awaitSignal(nextWait());
+      } catch (RuntimeException e) {
+        log.warn("webhook scheduler: {}; retrying", e.toString());
+        awaitSignal(Duration.ofSeconds(1));
+      }
+    }
+  }
+
+  /** Claims and starts up to {@code free} attempts; returns how many deliveries it claimed. */
+  private int claimAndSubmit(int free) {
+    List<String> busy;
+    synchronized (this) {
+      busy = new ArrayList<>();
+      inFlightByTarget.forEach(
+          (target, count) -> {
+            if (count >= settings.perTarget()) {
+              busy.add(target);
+            }
+          });
+    }
+    Instant now = clock.instant();
+    int[] claimed = {0};
+    List<DeliveryAttempts.Prepared> batch =
+        transactions.inTransaction(
+            c -> {
+              List<DeliveryAttempts.Prepared> prepared = new ArrayList<>();
+              List<JdbcDeliveries.Claim> claims =
+                  deliveries.claim(c, now, free, busy, this::freeSlots);
+              claimed[0] = claims.size();
+              for (JdbcDeliveries.Claim claim : claims) {
+                try {
+                  attempts.prepare(c, claim).ifPresent(prepared::add);
+                } catch (RuntimeException e) {
+                  // E.g. a secret that does not decrypt: this delivery waits for its lease to end
+                  // and tries again; the others go ahead.
+                  log.error("webhook delivery {} cannot be prepared: {}", claim.id(), e.toString());
+                }
+              }
+              return prepared;
+            });
+    for (DeliveryAttempts.Prepared attempt : batch) {
+      acquire(attempt.claim().target());
+      workers.execute(() -> runAttempt(attempt));
+    }
+    return claimed[0];
+  }
+
+  private void runAttempt(DeliveryAttempts.Prepared attempt) {
+    try {
+      attempts.run(attempt);
+    } catch (RuntimeException e) {
+      log.warn(
+          "webhook delivery {}: {}; it is retried when its lease ends",
+          attempt.claim().id(),
+          e.toString());
+    } finally {
+      release(attempt.claim().target());
+      wake();
+    }
+  }
+
+  /** How long to sleep when nothing could be claimed: until the next due retry, at most a poll. */
+  private Duration nextWait() {
+    Optional<Instant> due = transactions.inTransaction(deliveries::nextDue);
+    Duration poll = settings.pollInterval();
+    if (due.isEmpty()) {
+      return poll;
+    }
+    Duration until = Duration.between(clock.instant(), due.get());
+    if (until.isNegative() || until.isZero()) {
+      // Due but not claimable: its target is busy (a finished attempt wakes us) or another
+      // instance holds it. Either way, polling harder would not help.
+      return poll;
+    }
+    return until.compareTo(poll) < 0 ? until : poll;
+  }
+
+  private synchronized int free() {
+    return settings.concurrency() - inFlight;
+  }
+
+  private synchronized int freeSlots(String target) {
+    return settings.perTarget() - inFlightByTarget.getOrDefault(target, 0);
+  }
+
+  private synchronized void acquire(String target) {
+    inFlight++;
+    inFlightByTarget.merge(target, 1, Integer::sum);
+  }
+
+  private synchronized void release(String target) {
+    inFlight--;
+    inFlightByTarget.computeIfPresent(target, (t, count) -> count <= 1 ? null : count - 1);
+  }
+
+  private void awaitSignal(Duration timeout) {
+    synchronized (signal) {
+      try {
+        if (!signalled && running && !timeout.isZero()) {
+          signal.wait(Math.max(1, timeout.toMillis()));
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        running = false;
+      }
+      signalled = false;
+    }
+  }
+
+  /** Turns PostgreSQL notifications on {@value JdbcDeliveries#CHANNEL} into wake-ups. */
+  private void listen() {
+    while (running) {
+      try (Connection connection = listenConnections.open()) {
+        try (Statement listen = connection.createStatement()) {
+          listen.execute("LISTEN " + JdbcDeliveries.CHANNEL);
+        }
+        PGConnection notifications = connection.unwrap(PGConnection.class);
+        while (running) {
+          var received = notifications.getNotifications((int) settings.pollInterval().toMillis());
+          if (received != null && received.length > 0) {
+            wake();
+          }
+        }
+      } catch (SQLException | RuntimeException e) {
+        if (running) {
+          log.debug("webhook scheduler lost its LISTEN connection: {}", e.toString());
+          try {
+            Thread.sleep(1_000);
+          } catch (InterruptedException interrupted) {
+            return;
+          }
+        }
+      }
+    }
+  }
+
+  private static void join(Thread thread, Duration timeout) {
+    try {
+      thread.join(timeout.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

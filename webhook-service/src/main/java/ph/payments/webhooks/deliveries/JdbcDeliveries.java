@@ -1,0 +1,607 @@
+package ph.payments.webhooks.deliveries;
+
+import jakarta.inject.Singleton;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.ToIntFunction;
+import ph.payments.platform.tx.Transactions;
+import ph.payments.webhooks.WebhookSettings;
+
+/**
+ * Deliveries and their attempt log in PostgreSQL, over the caller's connection.
+ *
+ * <p><b>Claiming.</b> Due deliveries are claimed with {@code FOR UPDATE SKIP LOCKED}, so several
+ * instances share the queue without waiting on each other, and leased: {@code next_attempt_at}
+ * moves to the end of the lease and a random {@code lease_token} marks the claim. The attempt runs
+ * outside any transaction; its result is recorded only under the same token. An instance that dies
+ * mid-attempt loses nothing: when the lease ends the delivery is due again and another claim runs
+ * it (the receiver may then see the same {@code X-Service-Delivery} twice; it is at-least-once).
+ */
+@Singleton
+public class JdbcDeliveries {
+
+  /** PostgreSQL notification channel; schedulers LISTEN on it. */
+  public static final String CHANNEL = "webhook_deliveries";
+
+  private static final String VIEW =
+      "SELECT d.id, d.merchant_id, d.environment, d.endpoint_id,"
+          + " coalesce(d.override_url, e.url) AS url, d.event_id, d.event_type, d.status,"
+          + " d.attempt_count, d.next_attempt_at, d.last_status_code, d.last_error,"
+          + " d.last_attempt_at, d.created_at, d.completed_at"
+          + " FROM webhook_deliveries d LEFT JOIN webhook_endpoints e ON e.id = d.endpoint_id";
+
+  private final WebhookSettings settings;
+
+  public JdbcDeliveries(WebhookSettings settings) {
+    this.settings = settings;
+  }
+
+  // ------------------------------------------------------------------ creating
+
+  /** Stores the event once (later calls for the same id change nothing). */
+  public void insertEvent(
+      Connection connection,
+      String eventId,
+      String merchantId,
+      String environment,
+      String type,
+      byte[] body,
+      Instant now)
+      throws SQLException {
+    try (PreparedStatement insert =
+        connection.prepareStatement(
+            "INSERT INTO webhook_events (id, merchant_id, environment, type, body, received_at)"
+                + " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING")) {
+      insert.setString(1, eventId);
+      insert.setString(2, merchantId);
+      insert.setString(3, environment);
+      insert.setString(4, type);
+      insert.setBytes(5, body);
+      insert.setTimestamp(6, Timestamp.from(now));
+      insert.executeUpdate();
+    }
+  }
+
+  /** A delivery of the event to an endpoint, due now; none if there is one already. */
+  public void insertForEndpoint(
+      Connection connection,
+      String merchantId,
+      String environment,
+      String endpointId,
+      String eventId,
+      String eventType,
+      Instant now)
+      throws SQLException {
+    insert(
+        connection, merchantId, environment, endpointId, null, endpointId, eventId, eventType, now);
+  }
+
+  /**
+   * A delivery of the event to a payment's {@code webhook_url}, due now; none if there is one
+   * already.
+   *
+   * @param target what the URL's receiver may hold up, e.g. {@code url:shop.example:443}
+   */
+  public void insertForOverride(
+      Connection connection,
+      String merchantId,
+      String environment,
+      String url,
+      String target,
+      String eventId,
+      String eventType,
+      Instant now)
+      throws SQLException {
+    insert(connection, merchantId, environment, null, url, target, eventId, eventType, now);
+  }
+
+  private void insert(
+      Connection connection,
+      String merchantId,
+      String environment,
+      String endpointId,
+      String overrideUrl,
+      String target,
+      String eventId,
+      String eventType,
+      Instant now)
+      throws SQLException {
+    String conflict =
+        endpointId != null
+            ? " ON CONFLICT (endpoint_id, event_id) WHERE endpoint_id IS NOT NULL DO NOTHING"
+            : " ON CONFLICT (event_id) WHERE override_url IS NOT NULL DO NOTHING";
+    try (PreparedStatement insert =
+        connection.prepareStatement(
+            "INSERT INTO webhook_deliveries (merchant_id, environment, endpoint_id, override_url,"
+                + " target, event_id, event_type, status, next_attempt_at, created_at)"
+                + " VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)"
+                + conflict)) {
+      Timestamp at = Timestamp.from(now);
+      insert.setString(1, merchantId);
+      insert.setString(2, environment);
+      insert.setString(3, endpointId);
+      insert.setString(4, overrideUrl);
+      insert.setString(5, target);
+      insert.setString(6, eventId);
+      insert.setString(7, eventType);
+      insert.setTimestamp(8, at);
+      insert.setTimestamp(9, at);
+      insert.executeUpdate();
+    }
+  }
+
+  /**
+   * Wakes every scheduler listening, when (and only if) the caller's transaction commits: a
+   * delivery became due.
+   */
+  public void notifySchedulers(Connection connection) throws SQLException {
+    try (PreparedStatement notify = connection.prepareStatement("SELECT pg_notify(?, '')")) {
+      notify.setString(1, CHANNEL);
+      notify.execute();
+    }
+  }
+
+  // ------------------------------------------------------------------ claiming and recording
+
+  /** A claimed delivery: run it, then record under {@code leaseToken}. */
+  public record Claim(long id, String target, long leaseToken) {}
+
+  /**
+   * Claims due deliveries, oldest due first, for at most {@code capacity} attempts, and at most
+   * {@code freeSlots.applyAsInt(target)} per target: a target that has no free slot (a slow or dead
+   * receiver holding its own) is skipped, so it never delays the others.
+   */
+  public List<Claim> claim(
+      Connection connection,
+      Instant now,
+      int capacity,
+      List<String> busyTargets,
+      ToIntFunction<String> freeSlots)
+      throws SQLException {
+    Transactions.requireTransaction(connection);
+    List<Long> ids = new ArrayList<>();
+    List<String> targets = new ArrayList<>();
+    Map<String, Integer> taken = new HashMap<>();
+    try (PreparedStatement select =
+        connection.prepareStatement(
+            "SELECT id, target FROM webhook_deliveries WHERE status = 'pending'"
+                + " AND next_attempt_at <= ? AND NOT (target = ANY (?))"
+                + " ORDER BY next_attempt_at, id LIMIT ? FOR UPDATE SKIP LOCKED")) {
+      select.setTimestamp(1, Timestamp.from(now));
+      select.setArray(2, connection.createArrayOf("text", busyTargets.toArray()));
+      // Read further than the capacity, past deliveries of targets already at their limit.
+      select.setInt(3, Math.min(capacity * 4, 1000));
+      try (ResultSet rs = select.executeQuery()) {
+        while (rs.next() && ids.size() < capacity) {
+          String target = rs.getString(2);
+          int already = taken.getOrDefault(target, 0);
+          if (already < freeSlots.applyAsInt(target)) {
+            taken.put(target, already + 1);
+            ids.add(rs.getLong(1));
+            targets.add(target);
+          }
+        }
+      }
+    }
+    if (ids.isEmpty()) {
+      return List.of();
+    }
+    long token = ThreadLocalRandom.current().nextLong();
+    Long[] chosen = ids.toArray(Long[]::new);
+    try (PreparedStatement lease =
+        connection.prepareStatement(
+            "UPDATE webhook_deliveries SET next_attempt_at = ?, lease_token = ?"
+                + " WHERE id = ANY (?)")) {
+      lease.setTimestamp(1, Timestamp.from(now.plus(settings.lease())));
+      lease.setLong(2, token);
+      lease.setArray(3, connection.createArrayOf("bigint", chosen));
+      lease.executeUpdate();
+    }
+    List<Claim> claims = new ArrayList<>(ids.size());
+    for (int i = 0; i < chosen.length; i++) {
+      claims.add(new Claim(chosen[i], targets.get(i), token));
+    }
+    return claims;
+  }
+
+  /** What an attempt needs: the delivery, its event bytes and where it goes. */
+  public record Work(
+      long id,
+      String merchantId,
+      String environment,
+      String endpointId,
+      String overrideUrl,
+      String eventId,
+      String eventType,
+      byte[] body,
+      DeliveryStatus status,
+      Long leaseToken) {}
+
+  public Optional<Work> work(Connection connection, long id) throws SQLException {
+    try (PreparedStatement select =
+        connection.prepareStatement(
+            "SELECT d.id, d.merchant_id, d.environment, d.endpoint_id, d.override_url, d.event_id,"
+                + " d.event_type, v.body, d.status, d.lease_token FROM webhook_deliveries d"
+                + " JOIN webhook_events v ON v.id = d.event_id WHERE d.id = ?")) {
+      select.setLong(1, id);
+      try (ResultSet rs = select.executeQuery()) {
+        if (!rs.next()) {
+          return Optional.empty();
+        }
+        long lease = rs.getLong("lease_token");
+        return Optional.of(
+            new Work(
+                rs.getLong("id"),
+                rs.getString("merchant_id"),
+                rs.getString("environment"),
+                rs.getString("endpoint_id"),
+                rs.getString("override_url"),
+                rs.getString("event_id"),
+                rs.getString("event_type"),
+                rs.getBytes("body"),
+                DeliveryStatus.fromWire(rs.getString("status")),
+                rs.wasNull() ? null : lease));
+      }
+    }
+  }
+
+  /** What became of a delivery after an attempt was recorded. */
+  public record Recorded(
+      DeliveryStatus status, int attemptNumber, Instant nextAttemptAt, boolean claimCurrent) {}
+
+  /**
+   * Records an attempt and decides what follows: succeeded on a 2xx; otherwise the next retry of
+   * the schedule (with jitter, later if the receiver asked for it with {@code Retry-After}), or
+   * failed when none is left. The attempt is always recorded, since it happened; the delivery's
+   * state changes only if the claim is still current (a delivery deleted, replayed or re-claimed
+   * meanwhile is left as it is).
+   */
+  public Recorded record(
+      Connection connection,
+      long id,
+      long leaseToken,
+      String url,
+      Instant attemptedAt,
+      AttemptOutcome outcome,
+      Instant now)
+      throws SQLException {
+    Transactions.requireTransaction(connection);
+    DeliveryStatus status;
+    int attempts;
+    int retriesUsed;
+    Long currentToken;
+    try (PreparedStatement select =
+        connection.prepareStatement(
+            "SELECT status, attempt_count, retries_used, lease_token FROM webhook_deliveries"
+                + " WHERE id = ? FOR UPDATE")) {
+      select.setLong(1, id);
+      try (ResultSet rs = select.executeQuery()) {
+        if (!rs.next()) {
+          throw new IllegalStateException("delivery " + id + " vanished");
+        }
+        status = DeliveryStatus.fromWire(rs.getString(1));
+        attempts = rs.getInt(2);
+        retriesUsed = rs.getInt(3);
+        long token = rs.getLong(4);
+        currentToken = rs.wasNull() ? null : token;
+      }
+    }
+    int attemptNumber = attempts + 1;
+    insertAttempt(connection, id, attemptNumber, url, attemptedAt, outcome);
+
+    boolean current =
+        status == DeliveryStatus.PENDING && currentToken != null && currentToken == leaseToken;
+    if (!current) {
+      try (PreparedStatement update =
+          connection.prepareStatement(
+              "UPDATE webhook_deliveries SET attempt_count = ?, last_status_code = ?,"
+                  + " last_error = ?, last_attempt_at = ? WHERE id = ?")) {
+        update.setInt(1, attemptNumber);
+        setInteger(update, 2, outcome.statusCode());
+        update.setString(3, outcome.error());
+        update.setTimestamp(4, Timestamp.from(attemptedAt));
+        update.setLong(5, id);
+        update.executeUpdate();
+      }
+      return new Recorded(status, attemptNumber, null, false);
+    }
+
+    DeliveryStatus next;
+    Instant nextAttemptAt = null;
+    int nextRetries = retriesUsed;
+    if (outcome.succeeded()) {
+      next = DeliveryStatus.SUCCEEDED;
+    } else {
+      Optional<Duration> wait =
+          settings
+              .retrySchedule()
+              .next(retriesUsed, settings.retryJitter(), ThreadLocalRandom.current()::nextDouble);
+      if (wait.isPresent()) {
+        next = DeliveryStatus.PENDING;
+        Duration delay = wait.get();
+        if (outcome.retryAfter() != null && outcome.retryAfter().compareTo(delay) > 0) {
+          // Honour the receiver's Retry-After, but never beyond the schedule's longest step.
+          Duration longest = settings.retrySchedule().longest();
+          delay = outcome.retryAfter().compareTo(longest) > 0 ? longest : outcome.retryAfter();
+        }
+        nextAttemptAt = now.plus(delay);
+        nextRetries = retriesUsed + 1;
+      } else {
+        next = DeliveryStatus.FAILED;
+      }
+    }
+    try (PreparedStatement update =
+        connection.prepareStatement(
+            "UPDATE webhook_deliveries SET status = ?, attempt_count = ?, retries_used = ?,"
+                + " next_attempt_at = ?, lease_token = NULL, last_status_code = ?,"
+                + " last_error = ?, last_attempt_at = ?, completed_at = ? WHERE id = ?")) {
+      update.setString(1, next.wire());
+      update.setInt(2, attemptNumber);
+      update.setInt(3, nextRetries);
+      update.setTimestamp(4, nextAttemptAt == null ? null : Timestamp.from(nextAttemptAt));
+      setInteger(update, 5, outcome.statusCode());
+      update.setString(6, outcome.error());
+      update.setTimestamp(7, Timestamp.from(attemptedAt));
+      update.setTimestamp(8, next == DeliveryStatus.PENDING ? null : Timestamp.from(now));
+      update.setLong(9, id);
+      update.executeUpdate();
+    }
+    return new Recorded(next, attemptNumber, nextAttemptAt, true);
+  }
+
+  /**
+   * Ends a claimed delivery as failed without an attempt, because its endpoint was disabled or
+   * deleted meanwhile.
+   */
+  public void failClaimed(
+      Connection connection, long id, long leaseToken, String reason, Instant now)
+      throws SQLException {
+    try (PreparedStatement update =
+        connection.prepareStatement(
+            "UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL,"
+                + " lease_token = NULL, last_error = ?, completed_at = ?"
+                + " WHERE id = ? AND status = 'pending' AND lease_token = ?")) {
+      update.setString(1, reason);
+      update.setTimestamp(2, Timestamp.from(now));
+      update.setLong(3, id);
+      update.setLong(4, leaseToken);
+      update.executeUpdate();
+    }
+  }
+
+  /** Ends every pending delivery of an endpoint as failed (the endpoint is being deleted). */
+  public int failPendingOfEndpoint(
+      Connection connection, String endpointId, String reason, Instant now) throws SQLException {
+    try (PreparedStatement update =
+        connection.prepareStatement(
+            "UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL,"
+                + " lease_token = NULL, last_error = ?, completed_at = ?"
+                + " WHERE endpoint_id = ? AND status = 'pending'")) {
+      update.setString(1, reason);
+      update.setTimestamp(2, Timestamp.from(now));
+      update.setString(3, endpointId);
+      return update.executeUpdate();
+    }
+  }
+
+  /**
+   * Makes a failed delivery pending again, due now, with a fresh retry schedule. Same delivery id,
+   * so receivers de-duplicating on {@code X-Service-Delivery} see it as the same delivery.
+   *
+   * @return false when the delivery is not failed (nothing changed)
+   */
+  public boolean replay(Connection connection, long id, Instant now) throws SQLException {
+    try (PreparedStatement update =
+        connection.prepareStatement(
+            "UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ?,"
+                + " retries_used = 0, lease_token = NULL, completed_at = NULL"
+                + " WHERE id = ? AND status = 'failed'")) {
+      update.setTimestamp(1, Timestamp.from(now));
+      update.setLong(2, id);
+      return update.executeUpdate() == 1;
+    }
+  }
+
+  /** The soonest {@code next_attempt_at} of a pending delivery, leased ones included. */
+  public Optional<Instant> nextDue(Connection connection) throws SQLException {
+    try (PreparedStatement select =
+            connection.prepareStatement(
+                "SELECT min(next_attempt_at) FROM webhook_deliveries WHERE status = 'pending'");
+        ResultSet rs = select.executeQuery()) {
+      rs.next();
+      Timestamp due = rs.getTimestamp(1);
+      return due == null ? Optional.empty() : Optional.of(due.toInstant());
+    }
+  }
+
+  private static void insertAttempt(
+      Connection connection,
+      long deliveryId,
+      int attemptNumber,
+      String url,
+      Instant attemptedAt,
+      AttemptOutcome outcome)
+      throws SQLException {
+    try (PreparedStatement insert =
+        connection.prepareStatement(
+            "INSERT INTO webhook_attempts (delivery_id, attempt_number, attempted_at, url,"
+                + " status_code, latency_ms, error, response_snippet)"
+                + " VALUES (?, ?, ?, ?, ?, ?, ?, ?)")) {
+      insert.setLong(1, deliveryId);
+      insert.setInt(2, attemptNumber);
+      insert.setTimestamp(3, Timestamp.from(attemptedAt));
+      insert.setString(4, url);
+      setInteger(insert, 5, outcome.statusCode());
+      insert.setInt(6, (int) Math.min(Integer.MAX_VALUE, outcome.latencyMillis()));
+      insert.setString(7, outcome.error());
+      insert.setString(8, outcome.responseSnippet());
+      insert.executeUpdate();
+    }
+  }
+
+  // ------------------------------------------------------------------ reading
+
+  /** The delivery, whoever it belongs to. */
+  public Optional<DeliveryView> find(Connection connection, long id) throws SQLException {
+    try (PreparedStatement select = connection.prepareStatement(VIEW + " WHERE d.id = ?")) {
+      select.setLong(1, id);
+      try (ResultSet rs = select.executeQuery()) {
+        return rs.next() ? Optional.of(view(rs)) : Optional.empty();
+      }
+    }
+  }
+
+  /** An endpoint's deliveries in id order after {@code afterId}; at most {@code limit}. */
+  public List<DeliveryView> forEndpoint(
+      Connection connection, String endpointId, DeliveryStatus status, long afterId, int limit)
+      throws SQLException {
+    List<DeliveryView> views = new ArrayList<>();
+    try (PreparedStatement select =
+        connection.prepareStatement(
+            VIEW
+                + " WHERE d.endpoint_id = ? AND d.id > ?"
+                + (status == null ? "" : " AND d.status = ?")
+                + " ORDER BY d.id LIMIT ?")) {
+      int i = 1;
+      select.setString(i++, endpointId);
+      select.setLong(i++, afterId);
+      if (status != null) {
+        select.setString(i++, status.wire());
+      }
+      select.setInt(i, limit);
+      try (ResultSet rs = select.executeQuery()) {
+        while (rs.next()) {
+          views.add(view(rs));
+        }
+      }
+    }
+    return views;
+  }
+
+  /** A delivery's attempts in order after attempt id {@code afterId}; at most {@code limit}. */
+  public List<AttemptView> attempts(Connection connection, long deliveryId, long afterId, int limit)
+      throws SQLException {
+    List<AttemptView> attempts = new ArrayList<>();
+    try (PreparedStatement select =
+        connection.prepareStatement(
+            "SELECT id, delivery_id, attempt_number, url, attempted_at, status_code, latency_ms,"
+                + " error, response_snippet FROM webhook_attempts WHERE delivery_id = ? AND id > ?"
+                + " ORDER BY id LIMIT ?")) {
+      select.setLong(1, deliveryId);
+      select.setLong(2, afterId);
+      select.setInt(3, limit);
+      try (ResultSet rs = select.executeQuery()) {
+        while (rs.next()) {
+          int code = rs.getInt("status_code");
+          Integer statusCode = rs.wasNull() ? null : code;
+          attempts.add(
+              new AttemptView(
+                  rs.getLong("id"),
+                  rs.getLong("delivery_id"),
+                  rs.getInt("attempt_number"),
+                  rs.getString("url"),
+                  rs.getTimestamp("attempted_at").toInstant(),
+                  statusCode,
+                  rs.getLong("latency_ms"),
+                  rs.getString("error"),
+                  rs.getString("response_snippet")));
+        }
+      }
+    }
+    return attempts;
+  }
+
+  // ------------------------------------------------------------------ retention
+
+  /** What a purge removed. */
+  public record Purged(int attempts, int deliveries) {}
+
+  /**
+   * Deletes attempts made before {@code cutoff}, and finished deliveries completed before it (their
+   * attempts are all older). Pending deliveries and events are kept. Works in batches, each its own
+   * short statement, so a large backlog never holds locks for long.
+   */
+  public Purged purge(Transactions transactions, Instant cutoff, int batch) {
+    int attempts = 0;
+    int deliveries = 0;
+    Timestamp before = Timestamp.from(cutoff);
+    int removed;
+    do {
+      removed =
+          transactions.inTransaction(
+              c -> {
+                try (PreparedStatement delete =
+                    c.prepareStatement(
+                        "DELETE FROM webhook_attempts WHERE id IN (SELECT id FROM webhook_attempts"
+                            + " WHERE attempted_at < ? ORDER BY attempted_at LIMIT ?)")) {
+                  delete.setTimestamp(1, before);
+                  delete.setInt(2, batch);
+                  return delete.executeUpdate();
+                }
+              });
+      attempts += removed;
+    } while (removed == batch);
+    do {
+      removed =
+          transactions.inTransaction(
+              c -> {
+                try (PreparedStatement delete =
+                    c.prepareStatement(
+                        "DELETE FROM webhook_deliveries WHERE id IN (SELECT id FROM"
+                            + " webhook_deliveries WHERE completed_at < ? AND status <> 'pending'"
+                            + " ORDER BY completed_at LIMIT ?)")) {
+                  delete.setTimestamp(1, before);
+                  delete.setInt(2, batch);
+                  return delete.executeUpdate();
+                }
+              });
+      deliveries += removed;
+    } while (removed == batch);
+    return new Purged(attempts, deliveries);
+  }
+
+  private static DeliveryView view(ResultSet rs) throws SQLException {
+    int code = rs.getInt("last_status_code");
+    Integer lastStatus = rs.wasNull() ? null : code;
+    return new DeliveryView(
+        rs.getLong("id"),
+        rs.getString("merchant_id"),
+        rs.getString("environment"),
+        rs.getString("endpoint_id"),
+        rs.getString("url"),
+        rs.getString("event_id"),
+        rs.getString("event_type"),
+        DeliveryStatus.fromWire(rs.getString("status")),
+        rs.getInt("attempt_count"),
+        instant(rs.getTimestamp("next_attempt_at")),
+        lastStatus,
+        rs.getString("last_error"),
+        instant(rs.getTimestamp("last_attempt_at")),
+        rs.getTimestamp("created_at").toInstant(),
+        instant(rs.getTimestamp("completed_at")));
+  }
+
+  private static Instant instant(Timestamp timestamp) {
+    return timestamp == null ? null : timestamp.toInstant();
+  }
+
+  private static void setInteger(PreparedStatement statement, int index, Integer value)
+      throws SQLException {
+    if (value == null) {
+      statement.setNull(index, java.sql.Types.INTEGER);
+    } else {
+      statement.setInt(index, value);
+    }
+  }
+}
