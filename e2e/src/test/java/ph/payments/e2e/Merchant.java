@@ -17,6 +17,7 @@ final class Merchant {
           .enable(com.fasterxml.jackson.databind.DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
           .setNodeFactory(
               com.fasterxml.jackson.databind.node.JsonNodeFactory.withExactBigDecimals(true));
+
   private static final HttpClient HTTP =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
@@ -56,7 +57,9 @@ final class Merchant {
     }
     try {
       HttpResponse<String> response =
-          HTTP.send(request.timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+          HTTP.send(
+              request.timeout(Duration.ofSeconds(30)).build(),
+              HttpResponse.BodyHandlers.ofString());
       JsonNode json = null;
       if (response.body().startsWith("{")) {
         json = JSON.readTree(response.body());

@@ -27,7 +27,9 @@ class PaymentsE2EIT {
     system = SystemUnderTest.start("payments");
     Merchant operator = new Merchant(system.gatewayUrl(), system.adminToken);
     Merchant.Reply created =
-        operator.post("/admin/v1/merchants", "{\"name\":\"Sari-Sari Online\",\"email\":\"owner@example.com\"}");
+        operator.post(
+            "/admin/v1/merchants",
+            "{\"name\":\"Sari-Sari Online\",\"email\":\"owner@example.com\"}");
     assertEquals(201, created.status(), created.raw().body());
     merchant = new Merchant(system.gatewayUrl(), created.json().at("/api_keys/0/secret").asText());
   }
@@ -121,7 +123,8 @@ class PaymentsE2EIT {
 
   @Test
   void qrPaymentsCarryAMarkedTestPayloadAndAnImage() {
-    Merchant.Reply created = merchant.post("/v1/payments", "{\"amount\":250,\"method\":\"rail1_qr\"}");
+    Merchant.Reply created =
+        merchant.post("/v1/payments", "{\"amount\":250,\"method\":\"rail1_qr\"}");
     assertEquals(201, created.status(), created.raw().body());
     String qr = created.json().get("qr_code").asText();
     assertTrue(qr.startsWith("000201010212"), qr);
@@ -139,11 +142,13 @@ class PaymentsE2EIT {
 
   @Test
   void rejectionsUseTheEnvelope() {
-    Merchant.Reply noRoute = merchant.post("/v1/payments", "{\"amount\":10,\"method\":\"carrier_pigeon\"}");
+    Merchant.Reply noRoute =
+        merchant.post("/v1/payments", "{\"amount\":10,\"method\":\"carrier_pigeon\"}");
     assertEquals(400, noRoute.status());
     assertEquals("no_route", noRoute.code());
 
-    Merchant.Reply invalid = merchant.post("/v1/payments", "{\"amount\":0.001,\"method\":\"card\",\"currency\":\"ph\"}");
+    Merchant.Reply invalid =
+        merchant.post("/v1/payments", "{\"amount\":0.001,\"method\":\"card\",\"currency\":\"ph\"}");
     assertEquals(400, invalid.status());
     assertEquals("invalid_request", invalid.code());
     assertNotNull(invalid.json().at("/error/issues/amount").textValue());
@@ -181,16 +186,23 @@ class PaymentsE2EIT {
   void aMerchantTakesAPaymentRefundsPartAndPaysOutTheRest() {
     Merchant operator = new Merchant(system.gatewayUrl(), system.adminToken);
     Merchant.Reply created =
-        operator.post("/admin/v1/merchants", "{\"name\":\"Payout Store\",\"email\":\"p@example.com\"}");
-    Merchant shop = new Merchant(system.gatewayUrl(), created.json().at("/api_keys/0/secret").asText());
+        operator.post(
+            "/admin/v1/merchants", "{\"name\":\"Payout Store\",\"email\":\"p@example.com\"}");
+    Merchant shop =
+        new Merchant(system.gatewayUrl(), created.json().at("/api_keys/0/secret").asText());
 
     Merchant.Reply payment = shop.post("/v1/payments", "{\"amount\":1000,\"method\":\"card\"}");
     String paymentId = payment.json().get("id").asText();
-    assertEquals(200, shop.post("/v1/test_helpers/payments/" + paymentId + "/succeed", null).status());
+    assertEquals(
+        200, shop.post("/v1/test_helpers/payments/" + paymentId + "/succeed", null).status());
     awaitBalance(shop, "950.00"); // 1000.00 − (3.5 % + 15.00)
 
     Merchant.Reply refund =
-        shop.post("/v1/refunds", "{\"payment\":\"" + paymentId + "\",\"amount\":200}", "Idempotency-Key", "refund-1");
+        shop.post(
+            "/v1/refunds",
+            "{\"payment\":\"" + paymentId + "\",\"amount\":200}",
+            "Idempotency-Key",
+            "refund-1");
     assertEquals(201, refund.status(), refund.raw().body());
     assertEquals("succeeded", refund.json().get("status").asText(), "cards refund at once");
     assertEquals("succeeded", shop.get("/v1/payments/" + paymentId).json().get("status").asText());
@@ -223,7 +235,9 @@ class PaymentsE2EIT {
             "payment.succeeded",
             "refund.created",
             "refund.succeeded",
-            payout.json().get("status").asText().equals("succeeded") ? "payout.succeeded" : "payout.failed"),
+            payout.json().get("status").asText().equals("succeeded")
+                ? "payout.succeeded"
+                : "payout.failed"),
         types);
   }
 
@@ -231,7 +245,11 @@ class PaymentsE2EIT {
     String available = null;
     for (int i = 0; i < 100 && !expected.equals(available); i++) {
       available =
-          shop.get("/v1/balance?currency=PHP").json().get("available").decimalValue().toPlainString();
+          shop.get("/v1/balance?currency=PHP")
+              .json()
+              .get("available")
+              .decimalValue()
+              .toPlainString();
       sleep(50);
     }
     assertEquals(expected, available);
@@ -247,7 +265,8 @@ class PaymentsE2EIT {
     String cursor = null;
     while (true) {
       Merchant.Reply page =
-          merchant.get("/v1/events?limit=100" + (cursor == null ? "" : "&starting_after=" + cursor));
+          merchant.get(
+              "/v1/events?limit=100" + (cursor == null ? "" : "&starting_after=" + cursor));
       assertEquals(200, page.status(), page.raw().body());
       for (JsonNode event : page.json().get("data")) {
         events.add(event);

@@ -1,8 +1,8 @@
 package ph.payments.platform.ids;
 
 /**
- * An event of the canonical event log. Its body encodes the event's position, (writing
- * transaction, sequence), so event ids sort exactly as the log lists events.
+ * An event of the canonical event log. Its body encodes the event's position, (writing transaction,
+ * sequence), so event ids sort exactly as the log lists events.
  */
 public record EventId(String value) implements TypedId {
 

@@ -22,7 +22,9 @@ public final class KafkaEnvelopes {
     headers.add(Envelope.HEADER_MESSAGE_ID, utf8(envelope.messageId()));
     headers.add(Envelope.HEADER_TYPE, utf8(envelope.type()));
     headers.add(Envelope.HEADER_TIME, utf8(envelope.time().toString()));
-    envelope.attributes().forEach((name, value) -> headers.add(ATTRIBUTE_PREFIX + name, utf8(value)));
+    envelope
+        .attributes()
+        .forEach((name, value) -> headers.add(ATTRIBUTE_PREFIX + name, utf8(value)));
     return new ProducerRecord<>(topic, null, envelope.key(), envelope.payload(), headers);
   }
 

@@ -406,8 +406,10 @@ public final class OutboxRelay implements AutoCloseable {
 
   @SuppressWarnings("unchecked")
   private static Map<String, String> attributes(String json) {
-    return json == null ? Map.of() : ph.payments.platform.json.Json.fromBytes(
-        json.getBytes(java.nio.charset.StandardCharsets.UTF_8), Map.class);
+    return json == null
+        ? Map.of()
+        : ph.payments.platform.json.Json.fromBytes(
+            json.getBytes(java.nio.charset.StandardCharsets.UTF_8), Map.class);
   }
 
   private static String abbreviate(String error) {

@@ -45,7 +45,8 @@ public final class OutboxWriter {
       insert.setString(4, message.type());
       insert.setBytes(5, message.payload());
       insert.setTimestamp(6, Timestamp.from(clock.instant()));
-      insert.setString(7, message.attributes().isEmpty() ? null : Json.toText(message.attributes()));
+      insert.setString(
+          7, message.attributes().isEmpty() ? null : Json.toText(message.attributes()));
       insert.executeUpdate();
     }
     // Identical notifications in one transaction are folded into one by PostgreSQL.

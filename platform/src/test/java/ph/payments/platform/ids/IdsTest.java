@@ -80,8 +80,16 @@ class IdsTest {
   @Test
   void eventIdsSortByTransactionThenSequenceAndRoundTrip() {
     long[][] positions = {
-      {0, 0}, {0, 1}, {0, 32}, {1, 0}, {1, 5}, {31, 0}, {32, 0}, {1_000_000, 7},
-      {Long.MAX_VALUE - 1, 0}, {Long.MAX_VALUE, Long.MAX_VALUE}
+      {0, 0},
+      {0, 1},
+      {0, 32},
+      {1, 0},
+      {1, 5},
+      {31, 0},
+      {32, 0},
+      {1_000_000, 7},
+      {Long.MAX_VALUE - 1, 0},
+      {Long.MAX_VALUE, Long.MAX_VALUE}
     };
     String previous = null;
     for (long[] position : positions) {

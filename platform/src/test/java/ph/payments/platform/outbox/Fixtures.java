@@ -27,8 +27,7 @@ public final class Fixtures {
 
   /** Runs the platform migration on a fresh test database. */
   public static void applyPlatformSchema(DataSource dataSource) throws SQLException, IOException {
-    for (String migration :
-        List.of("V0_1__outbox_and_inbox.sql", "V0_2__outbox_attributes.sql")) {
+    for (String migration : List.of("V0_1__outbox_and_inbox.sql", "V0_2__outbox_attributes.sql")) {
       String sql;
       try (InputStream in = Fixtures.class.getResourceAsStream("/db/platform/" + migration)) {
         sql = new String(in.readAllBytes(), StandardCharsets.UTF_8);
