@@ -33,6 +33,9 @@ public record Envelope(
   /** Attribute naming the merchant ({@code mer_…}) an event or command belongs to. */
   public static final String ATTRIBUTE_MERCHANT_ID = "merchant-id";
 
+  /** Attribute carrying a payment's {@code webhook_url} override (not part of the resource). */
+  public static final String ATTRIBUTE_WEBHOOK_URL = "webhook-url";
+
   public Envelope(String messageId, String type, String key, Instant time, byte[] payload) {
     this(messageId, type, key, time, payload, Map.of());
   }

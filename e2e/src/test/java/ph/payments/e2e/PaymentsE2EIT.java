@@ -32,6 +32,7 @@ class PaymentsE2EIT {
             "{\"name\":\"Sari-Sari Online\",\"email\":\"owner@example.com\"}");
     assertEquals(201, created.status(), created.raw().body());
     merchant = new Merchant(system.gatewayUrl(), created.json().at("/api_keys/0/secret").asText());
+    raiseRateLimit(operator, created.json().at("/api_keys/0/id").asText());
   }
 
   @AfterAll
@@ -241,6 +242,14 @@ class PaymentsE2EIT {
         types);
   }
 
+  /** These scenarios poll; the operator gives their keys a negotiated limit (SPEC part 8). */
+  private static void raiseRateLimit(Merchant operator, String keyId) {
+    Merchant.Reply raised =
+        operator.post(
+            "/admin/v1/api_keys/" + keyId + "/rate_limit", "{\"rate_limit_per_minute\":5000}");
+    assertEquals(200, raised.status(), raised.raw().body());
+  }
+
   private static void awaitBalance(Merchant shop, String expected) {
     String available = null;
     for (int i = 0; i < 100 && !expected.equals(available); i++) {
@@ -253,6 +262,75 @@ class PaymentsE2EIT {
       sleep(50);
     }
     assertEquals(expected, available);
+  }
+
+  /**
+   * Issue 7's check: a merchant's local receiver gets a signed {@code payment.succeeded} soon after
+   * the test helper call, with the bytes of the event log, verified with the merchants' helper.
+   */
+  @Test
+  void aLocalReceiverGetsASignedPaymentSucceeded() throws Exception {
+    java.util.concurrent.BlockingQueue<String[]> received =
+        new java.util.concurrent.LinkedBlockingQueue<>();
+    com.sun.net.httpserver.HttpServer receiver =
+        com.sun.net.httpserver.HttpServer.create(new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+    receiver.createContext(
+        "/hooks",
+        exchange -> {
+          byte[] body = exchange.getRequestBody().readAllBytes();
+          received.add(
+              new String[] {
+                new String(body, java.nio.charset.StandardCharsets.UTF_8),
+                exchange.getRequestHeaders().getFirst("X-Service-Signature"),
+                exchange.getRequestHeaders().getFirst("X-Service-Event"),
+                exchange.getRequestHeaders().getFirst("X-Service-Delivery"),
+                exchange.getRequestHeaders().getFirst("User-Agent")
+              });
+          exchange.sendResponseHeaders(200, -1);
+          exchange.close();
+        });
+    receiver.start();
+    // A merchant of its own, so this payment does not move the other scenarios' balances.
+    Merchant operator = new Merchant(system.gatewayUrl(), system.adminToken);
+    Merchant.Reply signedUp =
+        operator.post(
+            "/admin/v1/merchants", "{\"name\":\"Hooked Store\",\"email\":\"h@example.com\"}");
+    Merchant merchant =
+        new Merchant(system.gatewayUrl(), signedUp.json().at("/api_keys/0/secret").asText());
+    try {
+      String url = "http://127.0.0.1:" + receiver.getAddress().getPort() + "/hooks";
+      Merchant.Reply endpoint =
+          merchant.post(
+              "/v1/webhooks/endpoints",
+              "{\"url\":\"" + url + "\",\"events\":[\"payment.succeeded\"]}");
+      assertEquals(201, endpoint.status(), endpoint.raw().body());
+      String secret = endpoint.json().get("secret").asText();
+
+      Merchant.Reply payment =
+          merchant.post("/v1/payments", "{\"amount\":99.99,\"method\":\"ewallet1\"}");
+      String id = payment.json().get("id").asText();
+      long helperCalled = System.nanoTime();
+      assertEquals(
+          200, merchant.post("/v1/test_helpers/payments/" + id + "/succeed", null).status());
+
+      String[] delivery = null;
+      while (delivery == null || !delivery[0].contains(id)) {
+        delivery = received.poll(10, java.util.concurrent.TimeUnit.SECONDS);
+        assertNotNull(delivery, "no webhook within 10 s");
+      }
+      long millis = (System.nanoTime() - helperCalled) / 1_000_000;
+      System.out.println(
+          "payment.succeeded reached the receiver " + millis + " ms after the helper call");
+      ph.payments.webhooks.verify.WebhookSignature.verify(delivery[0], delivery[1], secret, 300);
+      assertEquals("payment.succeeded", delivery[2]);
+      assertTrue(delivery[3].matches("\\d+"), "numeric delivery id");
+      assertTrue(delivery[4].contains("1.0"), delivery[4]);
+      JsonNode event = Merchant.JSON.readTree(delivery[0]);
+      Merchant.Reply stored = merchant.get("/v1/events/" + event.get("id").asText());
+      assertEquals(stored.raw().body(), delivery[0], "the webhook carries the event log's bytes");
+    } finally {
+      receiver.stop(0);
+    }
   }
 
   /** SPEC part 6: keep the highest processed id, poll with starting_after, follow has_more. */

@@ -58,7 +58,7 @@ public class EventLog {
    * delivers the payment's events there too. Not part of the event body: the payment resource has
    * no such field (SPEC part 2).
    */
-  public static final String ATTRIBUTE_WEBHOOK_URL = "webhook-url";
+  public static final String ATTRIBUTE_WEBHOOK_URL = Envelope.ATTRIBUTE_WEBHOOK_URL;
 
   /**
    * Who the event belongs to and which resource changed.

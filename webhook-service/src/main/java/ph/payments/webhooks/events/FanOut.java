@@ -33,7 +33,7 @@ public class FanOut {
    * Envelope attribute with the payment's {@code webhook_url}, set by payments-service on the
    * payment's events. (A candidate for {@code contracts.Envelope} next to {@code merchant-id}.)
    */
-  public static final String ATTRIBUTE_WEBHOOK_URL = "webhook-url";
+  public static final String ATTRIBUTE_WEBHOOK_URL = Envelope.ATTRIBUTE_WEBHOOK_URL;
 
   private static final Logger log = LoggerFactory.getLogger(FanOut.class);
 
