@@ -16,4 +16,25 @@ public interface CommandHandler {
   String type();
 
   CommandReply handle(Connection connection, Command command) throws SQLException;
+
+  /** The work of a handler, for {@link #of}. */
+  @FunctionalInterface
+  interface Work {
+    CommandReply handle(Connection connection, Command command) throws SQLException;
+  }
+
+  /** A handler of {@code type} doing {@code work}: for families of handlers built in a loop. */
+  static CommandHandler of(String type, Work work) {
+    return new CommandHandler() {
+      @Override
+      public String type() {
+        return type;
+      }
+
+      @Override
+      public CommandReply handle(Connection connection, Command command) throws SQLException {
+        return work.handle(connection, command);
+      }
+    };
+  }
 }

@@ -71,17 +71,8 @@ public class PaymentTestHelpers {
     }
 
     CommandHandler handler(String name, SandboxProvider.Action action) {
-      return new CommandHandler() {
-        @Override
-        public String type() {
-          return PREFIX + name;
-        }
-
-        @Override
-        public CommandReply handle(Connection connection, Command command) throws SQLException {
-          return run(connection, command, action);
-        }
-      };
+      return CommandHandler.of(
+          PREFIX + name, (connection, command) -> run(connection, command, action));
     }
 
     private CommandReply run(Connection connection, Command command, SandboxProvider.Action action)

@@ -61,17 +61,8 @@ public class PayoutTestHelpers {
     }
 
     CommandHandler handler(String name, SandboxPayoutRail.Action action) {
-      return new CommandHandler() {
-        @Override
-        public String type() {
-          return PREFIX + name;
-        }
-
-        @Override
-        public CommandReply handle(Connection connection, Command command) throws SQLException {
-          return run(connection, command, action);
-        }
-      };
+      return CommandHandler.of(
+          PREFIX + name, (connection, command) -> run(connection, command, action));
     }
 
     private CommandReply run(

@@ -59,17 +59,8 @@ public class RefundTestHelpers {
     }
 
     CommandHandler handler(String name, SandboxProvider.RefundAction action) {
-      return new CommandHandler() {
-        @Override
-        public String type() {
-          return PREFIX + name;
-        }
-
-        @Override
-        public CommandReply handle(Connection connection, Command command) throws SQLException {
-          return run(connection, command, action);
-        }
-      };
+      return CommandHandler.of(
+          PREFIX + name, (connection, command) -> run(connection, command, action));
     }
 
     private CommandReply run(
