@@ -1,21 +1,23 @@
 package ph.payments.gateway.commands;
 
-import io.micronaut.configuration.kafka.annotation.ErrorStrategy;
-import io.micronaut.configuration.kafka.annotation.ErrorStrategyValue;
 import io.micronaut.configuration.kafka.annotation.KafkaListener;
 import io.micronaut.configuration.kafka.annotation.OffsetReset;
 import io.micronaut.configuration.kafka.annotation.OffsetStrategy;
 import io.micronaut.configuration.kafka.annotation.Topic;
 import jakarta.inject.Singleton;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
+import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import ph.payments.contracts.Envelope;
 import ph.payments.contracts.Topics;
 import ph.payments.contracts.commands.CommandReply;
 import ph.payments.platform.inbox.IdempotentConsumer;
 import ph.payments.platform.json.Json;
+import ph.payments.platform.kafka.BatchApplier;
 import ph.payments.platform.kafka.KafkaEnvelopes;
 import ph.payments.platform.tx.Transactions;
 
@@ -32,14 +34,10 @@ final class ReplyListeners {
   @KafkaListener(
       groupId = "api-gateway.replies",
       offsetReset = OffsetReset.EARLIEST,
-      offsetStrategy = OffsetStrategy.SYNC,
-      errorStrategy =
-          @ErrorStrategy(
-              value = ErrorStrategyValue.RETRY_ON_ERROR,
-              retryDelay = "1s",
-              retryCount = Integer.MAX_VALUE))
+      offsetStrategy = OffsetStrategy.DISABLED,
+      batch = true)
   static class Recorder {
-    private final Transactions transactions;
+    private final BatchApplier applier;
     private final IdempotentConsumer inbox;
     private final CommandBus bus;
     private final Clock clock;
@@ -51,7 +49,7 @@ final class ReplyListeners {
         CommandBus bus,
         Clock clock,
         List<ReplyHook> hooks) {
-      this.transactions = transactions;
+      this.applier = new BatchApplier("command replies", transactions, Duration.ofSeconds(1));
       this.inbox = inbox;
       this.bus = bus;
       this.clock = clock;
@@ -59,26 +57,32 @@ final class ReplyListeners {
     }
 
     @Topic(Topics.COMMAND_REPLIES)
-    void receive(ConsumerRecord<String, byte[]> record) {
-      Envelope envelope = KafkaEnvelopes.fromRecord(record);
-      CommandReply reply = Json.fromBytes(envelope.payload(), CommandReply.class);
-      // Serialised once, so the command log and every hook store the very same bytes.
-      String body = Json.toText(reply.body());
-      transactions.inTransaction(
-          connection ->
-              inbox.apply(
-                  connection,
-                  "api-gateway.replies",
-                  envelope.messageId(),
-                  tx -> {
-                    Instant at = clock.instant();
-                    CommandLog.recordReply(tx, reply.commandId(), reply.status(), body, at);
-                    for (ReplyHook hook : hooks) {
-                      hook.replyRecorded(tx, reply.commandId(), reply.status(), body, at);
-                    }
-                    return null;
-                  }));
-      bus.complete(reply);
+    void receive(List<ConsumerRecord<String, byte[]>> records, Consumer<?, ?> consumer) {
+      List<CommandReply> recorded = new ArrayList<>(records.size());
+      applier.apply(
+          records,
+          consumer,
+          (connection, record) -> {
+            Envelope envelope = KafkaEnvelopes.fromRecord(record);
+            CommandReply reply = Json.fromBytes(envelope.payload(), CommandReply.class);
+            // Serialised once, so the command log and every hook store the very same bytes.
+            String body = Json.toText(reply.body());
+            inbox.apply(
+                connection,
+                "api-gateway.replies",
+                envelope.messageId(),
+                tx -> {
+                  Instant at = clock.instant();
+                  CommandLog.recordReply(tx, reply.commandId(), reply.status(), body, at);
+                  for (ReplyHook hook : hooks) {
+                    hook.replyRecorded(tx, reply.commandId(), reply.status(), body, at);
+                  }
+                  return null;
+                });
+            recorded.add(reply);
+          });
+      // After the commit (a retried batch may list a reply twice; completing is idempotent).
+      recorded.forEach(bus::complete);
     }
   }
 

@@ -1,14 +1,16 @@
 package ph.payments.ledger.events.messaging;
 
-import io.micronaut.configuration.kafka.annotation.ErrorStrategy;
-import io.micronaut.configuration.kafka.annotation.ErrorStrategyValue;
 import io.micronaut.configuration.kafka.annotation.KafkaListener;
 import io.micronaut.configuration.kafka.annotation.OffsetReset;
 import io.micronaut.configuration.kafka.annotation.OffsetStrategy;
 import io.micronaut.configuration.kafka.annotation.Topic;
 import io.micronaut.context.annotation.Requires;
 import java.time.Instant;
+import java.time.Duration;
+import java.util.List;
+import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import ph.payments.platform.kafka.BatchApplier;
 import ph.payments.contracts.Envelope;
 import ph.payments.contracts.Topics;
 import ph.payments.ledger.events.application.ApplyEvent;
@@ -27,24 +29,24 @@ import ph.payments.platform.tx.Transactions;
 @KafkaListener(
     groupId = "${ledger.events.group-id:ledger-service}",
     offsetReset = OffsetReset.EARLIEST,
-    offsetStrategy = OffsetStrategy.SYNC,
-    errorStrategy =
-        @ErrorStrategy(
-            value = ErrorStrategyValue.RETRY_ON_ERROR,
-            retryDelay = "1s",
-            retryCount = Integer.MAX_VALUE))
+    offsetStrategy = OffsetStrategy.DISABLED,
+    batch = true)
 public class EventsListener {
 
   private final ApplyEvent events;
-  private final Transactions transactions;
+  private final BatchApplier applier;
 
   public EventsListener(ApplyEvent events, Transactions transactions) {
     this.events = events;
-    this.transactions = transactions;
+    this.applier = new BatchApplier("ledger events", transactions, Duration.ofSeconds(1));
   }
 
   @Topic(Topics.EVENTS)
-  public void receive(ConsumerRecord<String, byte[]> record) {
+  public void receive(List<ConsumerRecord<String, byte[]>> records, Consumer<?, ?> consumer) {
+    applier.apply(records, consumer, (connection, record) -> events.apply(connection, read(record)));
+  }
+
+  private static Envelope read(ConsumerRecord<String, byte[]> record) {
     Envelope envelope;
     try {
       envelope = KafkaEnvelopes.fromRecord(record);
@@ -59,7 +61,6 @@ public class EventsListener {
               Instant.ofEpochMilli(record.timestamp()),
               record.value() == null ? new byte[0] : record.value());
     }
-    Envelope message = envelope;
-    transactions.inTransaction(c -> events.apply(c, message));
+    return envelope;
   }
 }
