@@ -20,6 +20,7 @@ import ph.payments.platform.commands.CommandHandler;
 import ph.payments.platform.commands.SystemPingHandler;
 import ph.payments.platform.inbox.IdempotentConsumer;
 import ph.payments.platform.kafka.KafkaSettings;
+import ph.payments.platform.outbox.OutboxActivity;
 import ph.payments.platform.outbox.OutboxRelay;
 import ph.payments.platform.outbox.OutboxWriter;
 import ph.payments.platform.tx.TransactionFailedException;
@@ -63,8 +64,13 @@ public class PlatformFactory {
   }
 
   @Singleton
-  OutboxWriter outboxWriter(Clock clock, OutboxRelay.Settings settings) {
-    return new OutboxWriter(clock, settings.channel());
+  OutboxActivity outboxActivity() {
+    return new OutboxActivity();
+  }
+
+  @Singleton
+  OutboxWriter outboxWriter(Clock clock, OutboxRelay.Settings settings, OutboxActivity activity) {
+    return new OutboxWriter(clock, settings.channel(), activity);
   }
 
   @Singleton
@@ -97,6 +103,7 @@ public class PlatformFactory {
   OutboxRelay outboxRelay(
       DataSource migratedPool,
       OutboxRelay.Settings settings,
+      OutboxActivity activity,
       Clock clock,
       @Value("${datasources.default.url}") String url,
       @Nullable @Value("${datasources.default.username:}") String username,
@@ -119,7 +126,8 @@ public class PlatformFactory {
                     KafkaSettings.producer(bootstrapServers, settings.name() + "-outbox")),
             settings,
             clock,
-            OutboxRelay.Probe.NONE)
+            OutboxRelay.Probe.NONE,
+            activity)
         .start();
   }
 }

@@ -39,7 +39,11 @@ import ph.payments.platform.kafka.KafkaEnvelopes;
  *
  * <p><b>Fast.</b> The leader LISTENs on the channel that {@link OutboxWriter} notifies; PostgreSQL
  * delivers the notification when the writing transaction commits, so a message is published a few
- * milliseconds after its commit.
+ * milliseconds after its commit. Under load (a pass found rows in the last {@link #BUSY_WINDOW})
+ * the leader polls every {@link #POLL_INTERVAL} instead, and tells the writers of its process not
+ * to notify ({@link OutboxActivity}): notifying transactions commit one at a time cluster-wide.
+ * Its own marks are committed without waiting for the WAL flush: a mark lost in a crash only means
+ * the rows are sent again, which consumers drop by message id.
  *
  * <p><b>Safe.</b> The leader also sweeps every {@link Settings#sweepInterval()}, so a lost
  * notification or a failed send delays a message but never loses it. Rows are marked published only
@@ -56,6 +60,12 @@ public final class OutboxRelay implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(OutboxRelay.class);
   private static final Pattern CHANNEL = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
+
+  /** How long after the last pass that found rows the leader keeps polling. */
+  static final Duration BUSY_WINDOW = Duration.ofMillis(200);
+
+  /** The pause between passes while polling (a notification ends it early). */
+  static final Duration POLL_INTERVAL = Duration.ofMillis(2);
 
   private static final String SELECT_PENDING =
       "SELECT id, message_id, topic, message_key, message_type, payload, created_at, attributes"
@@ -128,6 +138,7 @@ public final class OutboxRelay implements AutoCloseable {
   private final Settings settings;
   private final Clock clock;
   private final Probe probe;
+  private final OutboxActivity activity;
   private final Thread thread;
   private final AtomicLong published = new AtomicLong();
 
@@ -136,6 +147,7 @@ public final class OutboxRelay implements AutoCloseable {
   private Connection leaderConnection;
   private Producer<String, byte[]> producer;
   private Instant nextPurge = Instant.MIN;
+  private long lastBusy = System.nanoTime() - BUSY_WINDOW.toNanos();
 
   /**
    * @param dedicatedConnections hands out physical connections owned by the relay alone (not a
@@ -149,6 +161,20 @@ public final class OutboxRelay implements AutoCloseable {
       Settings settings,
       Clock clock,
       Probe probe) {
+    this(dedicatedConnections, producers, settings, clock, probe, new OutboxActivity());
+  }
+
+  /**
+   * @param activity shared with the {@link OutboxWriter} of this process
+   */
+  public OutboxRelay(
+      DataSource dedicatedConnections,
+      Supplier<Producer<String, byte[]>> producers,
+      Settings settings,
+      Clock clock,
+      Probe probe,
+      OutboxActivity activity) {
+    this.activity = Objects.requireNonNull(activity);
     this.dedicatedConnections = Objects.requireNonNull(dedicatedConnections);
     this.producers = Objects.requireNonNull(producers);
     this.settings = Objects.requireNonNull(settings);
@@ -198,7 +224,20 @@ public final class OutboxRelay implements AutoCloseable {
         int sent = publishPending();
         purgeIfDue();
         backoff = Duration.ZERO;
-        if (sent < settings.batchSize()) {
+        long now = System.nanoTime();
+        if (sent > 0) {
+          lastBusy = now;
+        }
+        if (sent >= settings.batchSize()) {
+          continue;
+        }
+        if (now - lastBusy < BUSY_WINDOW.toNanos()) {
+          activity.relayPolling(true);
+          awaitNotification(POLL_INTERVAL);
+        } else if (activity.relayPolling()) {
+          // Writers notify again from now on; this pass publishes what they skipped notifying.
+          activity.relayPolling(false);
+        } else {
           awaitNotification(settings.sweepInterval());
         }
       } catch (InterruptedException e) {
@@ -240,6 +279,7 @@ public final class OutboxRelay implements AutoCloseable {
       }
       try (Statement listen = connection.createStatement()) {
         listen.execute("LISTEN " + settings.channel());
+        listen.execute("SET synchronous_commit = off");
       }
       leaderConnection = connection;
       leader = true;
@@ -253,6 +293,7 @@ public final class OutboxRelay implements AutoCloseable {
 
   private void stepDown() {
     leader = false;
+    activity.relayPolling(false);
     if (leaderConnection != null) {
       try {
         leaderConnection.close(); // a closed session releases its advisory lock

@@ -12,9 +12,10 @@ import ph.payments.platform.tx.Transactions;
  * Appends messages to the outbox inside the caller's transaction. It never opens a transaction of
  * its own: a message must commit or roll back together with the state change it announces.
  *
- * <p>Each append also queues a PostgreSQL notification on the relay's channel. PostgreSQL delivers
- * notifications only when (and if) the transaction commits, so the relay wakes right after the
- * commit, on whichever instance leads, and never sees a message of a rolled-back transaction.
+ * <p>Each append also queues a PostgreSQL notification on the relay's channel, unless the relay of
+ * this process is polling already ({@link OutboxActivity}). PostgreSQL delivers notifications only
+ * when (and if) the transaction commits, so the relay wakes right after the commit, on whichever
+ * instance leads, and never sees a message of a rolled-back transaction.
  */
 public final class OutboxWriter {
 
@@ -24,13 +25,24 @@ public final class OutboxWriter {
 
   private final Clock clock;
   private final String channel;
+  private final OutboxActivity activity;
 
   /**
+   * A writer that always notifies.
+   *
    * @param channel the notification channel the relay listens on ({@link OutboxRelay.Settings})
    */
   public OutboxWriter(Clock clock, String channel) {
+    this(clock, channel, new OutboxActivity());
+  }
+
+  /**
+   * @param activity shared with the relay of this process, which tells when notifying is useless
+   */
+  public OutboxWriter(Clock clock, String channel, OutboxActivity activity) {
     this.clock = clock;
     this.channel = channel;
+    this.activity = activity;
   }
 
   /**
@@ -48,6 +60,9 @@ public final class OutboxWriter {
       insert.setString(
           7, message.attributes().isEmpty() ? null : Json.toText(message.attributes()));
       insert.executeUpdate();
+    }
+    if (activity.relayPolling()) {
+      return;
     }
     // Identical notifications in one transaction are folded into one by PostgreSQL.
     try (PreparedStatement notify = connection.prepareStatement("SELECT pg_notify(?, '')")) {

@@ -117,6 +117,71 @@ class OutboxRelayIT {
   }
 
   @Test
+  void underLoadWritersSkipTheNotificationAndEveryRowIsStillPublished() throws Exception {
+    OutboxRelay.Settings settings = Fixtures.settings("busy");
+    String topic = Fixtures.uniqueTopic("busy");
+    OutboxActivity activity = new OutboxActivity();
+    OutboxWriter writer = new OutboxWriter(Clock.systemUTC(), settings.channel(), activity);
+    try (Connection listener = database.dataSource().getConnection();
+        OutboxRelay relay =
+            new OutboxRelay(
+                    database.dataSource(),
+                    () ->
+                        new KafkaProducer<>(
+                            KafkaSettings.producer(
+                                ph.payments.testkit.TestKafka.bootstrapServers(), "busy")),
+                    settings,
+                    Clock.systemUTC(),
+                    OutboxRelay.Probe.NONE,
+                    activity)
+                .start()) {
+      listener.createStatement().execute("LISTEN " + settings.channel());
+      await().atMost(Duration.ofSeconds(20)).until(relay::isLeader);
+
+      // A steady stream: the relay finds rows on every pass and polls.
+      List<OutboxMessage> stream = new java.util.ArrayList<>();
+      for (int i = 0; i < 150; i++) {
+        OutboxMessage message = OutboxMessage.of(topic, "k" + i, "test.busy", bytes("{}"));
+        stream.add(message);
+        transactions.inTransaction(
+            connection -> {
+              writer.append(connection, message);
+              return null;
+            });
+        Thread.sleep(2);
+      }
+      // A writer that skipped its notification while the relay polled and commits only after the
+      // relay went back to waiting: the next sweep publishes it.
+      OutboxMessage late = OutboxMessage.of(topic, "late", "test.late", bytes("{}"));
+      assertTrue(activity.relayPolling(), "the relay polls under a steady stream");
+      Connection slow = database.dataSource().getConnection();
+      slow.setAutoCommit(false);
+      writer.append(slow, late);
+      await().atMost(Duration.ofSeconds(5)).until(() -> !activity.relayPolling());
+      Thread.sleep(OutboxRelay.BUSY_WINDOW.toMillis());
+      slow.commit();
+      slow.close();
+      await().atMost(Duration.ofSeconds(20)).until(() -> isPublished(late.messageId()));
+      for (OutboxMessage message : stream) {
+        assertTrue(isPublished(message.messageId()));
+      }
+
+      int notifications =
+          java.util.Optional.ofNullable(
+                  listener.unwrap(org.postgresql.PGConnection.class).getNotifications(500))
+              .map(n -> n.length)
+              .orElse(0);
+      assertTrue(
+          notifications < stream.size() / 2,
+          "most writers skipped notifying while the relay polled: " + notifications);
+    }
+    List<ConsumerRecord<String, byte[]>> records =
+        Fixtures.readUntil(topic, Duration.ofSeconds(5), r -> r.size() >= 151);
+    assertEquals(151, records.size());
+    assertEquals(151, messageIds(records).stream().distinct().count());
+  }
+
+  @Test
   void theWriterRefusesToRunOutsideATransaction() throws Exception {
     OutboxWriter writer = new OutboxWriter(Clock.systemUTC(), "outbox_refuse");
     try (Connection connection = database.dataSource().getConnection()) {
