@@ -32,10 +32,20 @@ import ph.payments.platform.tx.Transactions;
  * <p><b>Gap-free reading.</b> Transactions commit in another order than they take sequence numbers:
  * a reader that listed event 51 while the transaction holding 50 was still open would skip 50
  * forever. So the log is ordered by (writing transaction id, sequence), and {@link #list} returns
- * only events whose transaction is older than the oldest transaction still in flight ({@code
- * pg_snapshot_xmin}). Every such transaction has ended, and any event written from now on belongs
- * to a transaction at or after that horizon: it sorts after everything listed. Event ids encode
- * (transaction, sequence), so they sort exactly in list order.
+ * only events whose transaction is older than the oldest transaction still in flight in this
+ * database ({@link #HORIZON}). Every such transaction has ended, and any event written from now on
+ * belongs to a transaction at or after that horizon: it sorts after everything listed. Event ids
+ * encode (transaction, sequence), so they sort exactly in list order.
+ *
+ * <p><b>This database only.</b> {@code pg_snapshot_xmin} would be the server-wide horizon: a
+ * long transaction in any other database of the server (a migration, a batch job) would freeze
+ * every merchant's event list. Only backends connected to this database can write events, so the
+ * horizon is the oldest of those that hold a transaction id (their {@code backend_xid} matched to
+ * the 64-bit ids in flight), or the snapshot's {@code xmax} when none does. It is computed in a
+ * statement of its own, before the statement that lists: a transaction that was in flight for the
+ * first statement's snapshot but gone from {@code pg_stat_activity} when it was read has ended, so
+ * the listing statement's newer snapshot (READ COMMITTED) sees its events. {@code backend_xid} is
+ * shown to every role, so this holds whatever role the services use.
  */
 @Singleton
 public class EventLog {
@@ -43,7 +53,12 @@ public class EventLog {
   private static final String INSERT =
       "INSERT INTO events (txid, seq, type, merchant_id, environment, resource_type,"
           + " resource_id, created_at, body) VALUES (?::xid8, ?, ?, ?, ?, ?, ?, ?, ?)";
-  private static final String VISIBLE = "txid < pg_snapshot_xmin(pg_current_snapshot())";
+  /** The oldest transaction id still in flight in this database, or the next one to start. */
+  static final String HORIZON =
+      "SELECT least(pg_snapshot_xmax(s), (SELECT min(x) FROM pg_snapshot_xip(s) x"
+          + " WHERE x::text::bigint % 4294967296 IN (SELECT backend_xid::text::bigint"
+          + " FROM pg_stat_activity WHERE datname = current_database()"
+          + " AND backend_xid IS NOT NULL)))::text FROM pg_current_snapshot() s";
 
   private final OutboxWriter outbox;
   private final Clock clock;
@@ -150,12 +165,12 @@ public class EventLog {
       throws SQLException {
     long afterTxid = startingAfter == null ? -1 : IdType.eventTransaction(startingAfter);
     long afterSeq = startingAfter == null ? -1 : IdType.eventSequence(startingAfter);
+    String horizon = horizon(connection);
     String sql =
         "SELECT body FROM events WHERE merchant_id = ? AND environment = ?"
             + " AND (txid, seq) > (?::text::xid8, ?)"
             + (type == null ? "" : " AND type = ?")
-            + " AND "
-            + VISIBLE
+            + " AND txid < ?::text::xid8"
             + " ORDER BY txid, seq LIMIT ?";
     List<byte[]> events = new ArrayList<>();
     try (PreparedStatement select = connection.prepareStatement(sql)) {
@@ -167,6 +182,7 @@ public class EventLog {
       if (type != null) {
         select.setString(i++, type);
       }
+      select.setString(i++, horizon);
       select.setInt(i, limit + 1);
       try (ResultSet rs = select.executeQuery()) {
         while (rs.next()) {
@@ -176,6 +192,14 @@ public class EventLog {
     }
     boolean hasMore = events.size() > limit;
     return new Page(hasMore ? events.subList(0, limit) : events, hasMore);
+  }
+
+  private static String horizon(Connection connection) throws SQLException {
+    try (PreparedStatement select = connection.prepareStatement(HORIZON);
+        ResultSet rs = select.executeQuery()) {
+      rs.next();
+      return rs.getString(1);
+    }
   }
 
   /** An event as stored, with the environment it belongs to. */

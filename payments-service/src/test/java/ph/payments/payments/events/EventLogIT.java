@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.sql.Connection;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -52,6 +53,48 @@ class EventLogIT {
   @AfterAll
   static void drop() {
     database.close();
+  }
+
+  @Test
+  void aLongTransactionInAnotherDatabaseDoesNotHoldTheListBackButOneHereDoes() throws Exception {
+    String merchant = "mer_" + "0".repeat(25) + "4";
+    try (TestDatabase other = TestDatabase.create("event_log_other");
+        Connection elsewhere = other.dataSource().getConnection();
+        Connection here = database.dataSource().getConnection()) {
+      // A writing transaction in another database of the server, open throughout.
+      elsewhere.setAutoCommit(false);
+      elsewhere.createStatement().execute("CREATE TABLE busy (n int); INSERT INTO busy VALUES (1)");
+      appendCommitted(merchant, "pay_one");
+      assertEquals(List.of("pay_one"), listed(merchant), "another database holds nothing back");
+
+      // A transaction of this database that took its id before the next event's: it could
+      // still write an event sorting earlier, so the later event waits for it.
+      here.setAutoCommit(false);
+      here.createStatement().execute("SELECT pg_current_xact_id()");
+      appendCommitted(merchant, "pay_two");
+      assertEquals(List.of("pay_one"), listed(merchant), "held back by this database's writer");
+      here.commit();
+      assertEquals(List.of("pay_one", "pay_two"), listed(merchant));
+      elsewhere.rollback();
+    }
+  }
+
+  private static void appendCommitted(String merchant, String resource) {
+    transactions.inTransaction(
+        connection ->
+            log.append(
+                connection,
+                new EventLog.Subject(merchant, "test", "payment", resource, resource),
+                "payment.succeeded",
+                Json.mapper().createObjectNode().put("id", resource)));
+  }
+
+  private static List<String> listed(String merchant) {
+    EventLog.Page page =
+        transactions.inTransaction(c -> log.list(c, merchant, "test", null, null, 100));
+    List<String> resources = new ArrayList<>();
+    page.events().forEach(b -> resources.add(Json.tree(b).at("/data/object/id").asText()));
+    return resources;
   }
 
   @Test
