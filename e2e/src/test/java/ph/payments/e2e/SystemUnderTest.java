@@ -59,6 +59,14 @@ final class SystemUnderTest implements AutoCloseable {
   }
 
   static SystemUnderTest start(String name) throws Exception {
+    return start(name, Map.of());
+  }
+
+  /**
+   * As {@link #start(String)}, with extra environment for bin/run and the services (for example a
+   * short {@code WEBHOOK_RETRY_SCHEDULE}); it is applied last, so it wins.
+   */
+  static SystemUnderTest start(String name, Map<String, String> environment) throws Exception {
     Path repo = Path.of("").toAbsolutePath().getParent();
     Path runDir = repo.resolve("e2e/target/run-" + name);
     Files.createDirectories(runDir);
@@ -81,6 +89,7 @@ final class SystemUnderTest implements AutoCloseable {
     env.put("KAFKA_PORT", Integer.toString(freePort()));
     env.put("KAFKA_CONTROLLER_PORT", Integer.toString(freePort()));
     env.put("PAYMENTS_ADMIN_TOKEN", adminToken);
+    env.putAll(environment);
     Path output = runDir.resolve("run-output.log");
     builder.redirectErrorStream(true);
     builder.redirectOutput(output.toFile());
@@ -145,13 +154,17 @@ final class SystemUnderTest implements AutoCloseable {
             .anyMatch(l -> l.strip().equals(line));
   }
 
-  private void dropDatabases() throws SQLException {
+  /** The PostgreSQL server bin/run uses, as its maintenance database {@code postgres}. */
+  static Connection postgresServer() throws SQLException {
     String host = System.getenv().getOrDefault("PGHOST", "127.0.0.1");
     String port = System.getenv().getOrDefault("PGPORT", "5432");
     String user = System.getenv().getOrDefault("PGUSER", "postgres");
-    try (Connection connection =
-            DriverManager.getConnection(
-                "jdbc:postgresql://" + host + ":" + port + "/postgres?user=" + user);
+    return DriverManager.getConnection(
+        "jdbc:postgresql://" + host + ":" + port + "/postgres?user=" + user);
+  }
+
+  private void dropDatabases() throws SQLException {
+    try (Connection connection = postgresServer();
         Statement statement = connection.createStatement()) {
       for (String database : DATABASES) {
         statement.execute("DROP DATABASE IF EXISTS " + dbPrefix + "_" + database + " WITH (FORCE)");
