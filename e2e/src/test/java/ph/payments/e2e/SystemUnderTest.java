@@ -59,6 +59,14 @@ final class SystemUnderTest implements AutoCloseable {
   }
 
   static SystemUnderTest start(String name) throws Exception {
+    return start(name, Map.of());
+  }
+
+  /**
+   * @param environment more variables for bin/run and the services, e.g. {@code
+   *     WEBHOOK_RETRY_SCHEDULE}; they win over the defaults set here
+   */
+  static SystemUnderTest start(String name, Map<String, String> environment) throws Exception {
     Path repo = Path.of("").toAbsolutePath().getParent();
     Path runDir = repo.resolve("e2e/target/run-" + name);
     Files.createDirectories(runDir);
@@ -81,6 +89,7 @@ final class SystemUnderTest implements AutoCloseable {
     env.put("KAFKA_PORT", Integer.toString(freePort()));
     env.put("KAFKA_CONTROLLER_PORT", Integer.toString(freePort()));
     env.put("PAYMENTS_ADMIN_TOKEN", adminToken);
+    env.putAll(environment);
     Path output = runDir.resolve("run-output.log");
     builder.redirectErrorStream(true);
     builder.redirectOutput(output.toFile());
@@ -90,7 +99,7 @@ final class SystemUnderTest implements AutoCloseable {
     SystemUnderTest system =
         new SystemUnderTest(
             repo, runDir, dbPrefix, adminToken, gateway, internal, process, output, null);
-    long deadline = started + TimeUnit.SECONDS.toNanos(150);
+    long deadline = started + TimeUnit.SECONDS.toNanos(300); // beyond bin/run's own limits
     while (!system.outputHas("READY")) {
       if (!process.isAlive() || System.nanoTime() > deadline) {
         String tail = system.outputTail();
@@ -127,6 +136,124 @@ final class SystemUnderTest implements AutoCloseable {
     return process.exitValue();
   }
 
+  /** The components bin/run supervises, by the names of their pid files in {@code RUN_DIR/pids}. */
+  static final List<String> SERVICES =
+      List.of("api-gateway", "payments-service", "ledger-service", "webhook-service");
+
+  static final String KAFKA = "kafka";
+
+  /** The pid bin/run recorded for a component ({@link #KAFKA} or one of {@link #SERVICES}). */
+  long pid(String component) throws IOException {
+    Path file = runDir.resolve("pids/" + component + ".pid");
+    String text = Files.exists(file) ? Files.readString(file).strip() : "";
+    return text.isEmpty() ? -1 : Long.parseLong(text);
+  }
+
+  /**
+   * {@code kill -9} of one component, then waits until bin/run has started it again and it is back:
+   * a service answers 200 on {@code /health} (database and Kafka up), or, for Kafka, every service
+   * does. Returns the time from the kill until then.
+   */
+  Duration killAndAwaitRestart(String component) throws Exception {
+    long killed = pid(component);
+    ProcessHandle process =
+        ProcessHandle.of(killed)
+            .orElseThrow(() -> new IllegalStateException(component + " is not running"));
+    long started = System.nanoTime();
+    process.destroyForcibly(); // SIGKILL
+    long deadline = started + TimeUnit.SECONDS.toNanos(240);
+    long restarted;
+    while ((restarted = pid(component)) == killed
+        || restarted < 0
+        || ProcessHandle.of(restarted).map(p -> !p.isAlive()).orElse(true)) {
+      awaitBefore(deadline, component + " was not started again:\n" + outputTail());
+    }
+    List<String> mustBeHealthy = component.equals(KAFKA) ? SERVICES : List.of(component);
+    for (String service : mustBeHealthy) {
+      while (!healthy(service)) {
+        if (pid(component) != restarted) {
+          throw new IllegalStateException(component + " died again:\n" + outputTail());
+        }
+        awaitBefore(deadline, service + " did not get healthy again:\n" + outputTail());
+      }
+    }
+    return Duration.ofNanos(System.nanoTime() - started);
+  }
+
+  /** 200 on the service's {@code /health}: it reaches its database and Kafka. */
+  boolean healthy(String service) {
+    int port =
+        switch (service) {
+          case "api-gateway" -> gatewayPort;
+          case "payments-service" -> internalPorts.get("payments");
+          case "ledger-service" -> internalPorts.get("ledger");
+          case "webhook-service" -> internalPorts.get("webhook");
+          default -> throw new IllegalArgumentException(service);
+        };
+    try {
+      java.net.HttpURLConnection connection =
+          (java.net.HttpURLConnection)
+              java.net.URI.create("http://127.0.0.1:" + port + "/health").toURL().openConnection();
+      connection.setConnectTimeout(1_000);
+      connection.setReadTimeout(3_000);
+      try {
+        return connection.getResponseCode() == 200;
+      } finally {
+        connection.disconnect();
+      }
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  /**
+   * PostgreSQL refuses new connections to these databases of the run ({@code gateway}, {@code
+   * payments}, {@code ledger}, {@code webhooks}) and ends their sessions, as a database that went
+   * away would; closing the result lets them connect again. Only this run's databases are touched,
+   * never the server's configuration.
+   */
+  AutoCloseable refuseConnections(List<String> databases) throws SQLException {
+    List<String> names = databases.stream().map(d -> dbPrefix + "_" + d).toList();
+    try (Connection admin = adminConnection();
+        Statement statement = admin.createStatement()) {
+      for (String name : names) {
+        statement.execute("ALTER DATABASE " + name + " WITH ALLOW_CONNECTIONS false");
+      }
+      // Twice: a session that was opening while the first pass ran is ended by the second.
+      for (int pass = 0; pass < 2; pass++) {
+        for (String name : names) {
+          statement.execute(
+              "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '"
+                  + name
+                  + "'");
+        }
+      }
+    }
+    return () -> {
+      try (Connection admin = adminConnection();
+          Statement statement = admin.createStatement()) {
+        for (String name : names) {
+          statement.execute("ALTER DATABASE " + name + " WITH ALLOW_CONNECTIONS true");
+        }
+      }
+    };
+  }
+
+  private static Connection adminConnection() throws SQLException {
+    String host = System.getenv().getOrDefault("PGHOST", "127.0.0.1");
+    String port = System.getenv().getOrDefault("PGPORT", "5432");
+    String user = System.getenv().getOrDefault("PGUSER", "postgres");
+    return DriverManager.getConnection(
+        "jdbc:postgresql://" + host + ":" + port + "/postgres?user=" + user);
+  }
+
+  private static void awaitBefore(long deadlineNanos, String failure) throws InterruptedException {
+    if (System.nanoTime() > deadlineNanos) {
+      throw new IllegalStateException(failure);
+    }
+    Thread.sleep(100);
+  }
+
   boolean anyPortOpen() {
     if (isOpen(gatewayPort)) {
       return true;
@@ -146,12 +273,7 @@ final class SystemUnderTest implements AutoCloseable {
   }
 
   private void dropDatabases() throws SQLException {
-    String host = System.getenv().getOrDefault("PGHOST", "127.0.0.1");
-    String port = System.getenv().getOrDefault("PGPORT", "5432");
-    String user = System.getenv().getOrDefault("PGUSER", "postgres");
-    try (Connection connection =
-            DriverManager.getConnection(
-                "jdbc:postgresql://" + host + ":" + port + "/postgres?user=" + user);
+    try (Connection connection = adminConnection();
         Statement statement = connection.createStatement()) {
       for (String database : DATABASES) {
         statement.execute("DROP DATABASE IF EXISTS " + dbPrefix + "_" + database + " WITH (FORCE)");
