@@ -40,6 +40,28 @@ final class Merchant {
     return send(HttpRequest.newBuilder(URI.create(baseUrl + path)).GET());
   }
 
+  /**
+   * Every element of a list ({@code /v1/events}, {@code /v1/payments}, …), paged as SPEC parts 4
+   * and 6 describe: {@code limit=100}, {@code starting_after} the last id, while {@code has_more}.
+   */
+  java.util.List<JsonNode> listAll(String path) {
+    java.util.List<JsonNode> all = new java.util.ArrayList<>();
+    String cursor = null;
+    while (true) {
+      Reply page = get(path + "?limit=100" + (cursor == null ? "" : "&starting_after=" + cursor));
+      if (page.status() != 200) {
+        throw new AssertionError("GET " + path + " answered " + page.raw().body());
+      }
+      for (JsonNode item : page.json().get("data")) {
+        all.add(item);
+        cursor = item.get("id").asText();
+      }
+      if (!page.json().get("has_more").asBoolean()) {
+        return all;
+      }
+    }
+  }
+
   Reply post(String path, String body, String... headers) {
     HttpRequest.Builder request =
         HttpRequest.newBuilder(URI.create(baseUrl + path))

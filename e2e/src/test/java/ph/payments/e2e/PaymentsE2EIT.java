@@ -339,20 +339,6 @@ class PaymentsE2EIT {
   }
 
   private static List<JsonNode> reconcile(Merchant merchant) {
-    List<JsonNode> events = new ArrayList<>();
-    String cursor = null;
-    while (true) {
-      Merchant.Reply page =
-          merchant.get(
-              "/v1/events?limit=100" + (cursor == null ? "" : "&starting_after=" + cursor));
-      assertEquals(200, page.status(), page.raw().body());
-      for (JsonNode event : page.json().get("data")) {
-        events.add(event);
-        cursor = event.get("id").asText();
-      }
-      if (!page.json().get("has_more").asBoolean()) {
-        return events;
-      }
-    }
+    return merchant.listAll("/v1/events");
   }
 }

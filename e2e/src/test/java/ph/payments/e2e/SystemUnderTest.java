@@ -99,7 +99,7 @@ final class SystemUnderTest implements AutoCloseable {
     SystemUnderTest system =
         new SystemUnderTest(
             repo, runDir, dbPrefix, adminToken, gateway, internal, process, output, null);
-    long deadline = started + TimeUnit.SECONDS.toNanos(150);
+    long deadline = started + TimeUnit.SECONDS.toNanos(300); // beyond bin/run's own limits
     while (!system.outputHas("READY")) {
       if (!process.isAlive() || System.nanoTime() > deadline) {
         String tail = system.outputTail();
@@ -134,6 +134,116 @@ final class SystemUnderTest implements AutoCloseable {
       }
     }
     return process.exitValue();
+  }
+
+  /** The components bin/run supervises, by the names of their pid files in {@code RUN_DIR/pids}. */
+  static final List<String> SERVICES =
+      List.of("api-gateway", "payments-service", "ledger-service", "webhook-service");
+
+  static final String KAFKA = "kafka";
+
+  /** The pid bin/run recorded for a component ({@link #KAFKA} or one of {@link #SERVICES}). */
+  long pid(String component) throws IOException {
+    Path file = runDir.resolve("pids/" + component + ".pid");
+    String text = Files.exists(file) ? Files.readString(file).strip() : "";
+    return text.isEmpty() ? -1 : Long.parseLong(text);
+  }
+
+  /**
+   * {@code kill -9} of one component, then waits until bin/run has started it again and it is back:
+   * a service answers 200 on {@code /health} (database and Kafka up), or, for Kafka, every service
+   * does. Returns the time from the kill until then.
+   */
+  Duration killAndAwaitRestart(String component) throws Exception {
+    long killed = pid(component);
+    ProcessHandle process =
+        ProcessHandle.of(killed)
+            .orElseThrow(() -> new IllegalStateException(component + " is not running"));
+    long started = System.nanoTime();
+    process.destroyForcibly(); // SIGKILL
+    long deadline = started + TimeUnit.SECONDS.toNanos(240);
+    long restarted;
+    while ((restarted = pid(component)) == killed
+        || restarted < 0
+        || ProcessHandle.of(restarted).map(p -> !p.isAlive()).orElse(true)) {
+      awaitBefore(deadline, component + " was not started again:\n" + outputTail());
+    }
+    List<String> mustBeHealthy = component.equals(KAFKA) ? SERVICES : List.of(component);
+    for (String service : mustBeHealthy) {
+      while (!healthy(service)) {
+        if (pid(component) != restarted) {
+          throw new IllegalStateException(component + " died again:\n" + outputTail());
+        }
+        awaitBefore(deadline, service + " did not get healthy again:\n" + outputTail());
+      }
+    }
+    return Duration.ofNanos(System.nanoTime() - started);
+  }
+
+  /** 200 on the service's {@code /health}: it reaches its database and Kafka. */
+  boolean healthy(String service) {
+    int port =
+        switch (service) {
+          case "api-gateway" -> gatewayPort;
+          case "payments-service" -> internalPorts.get("payments");
+          case "ledger-service" -> internalPorts.get("ledger");
+          case "webhook-service" -> internalPorts.get("webhook");
+          default -> throw new IllegalArgumentException(service);
+        };
+    try {
+      java.net.HttpURLConnection connection =
+          (java.net.HttpURLConnection)
+              java.net.URI.create("http://127.0.0.1:" + port + "/health").toURL().openConnection();
+      connection.setConnectTimeout(1_000);
+      connection.setReadTimeout(3_000);
+      try {
+        return connection.getResponseCode() == 200;
+      } finally {
+        connection.disconnect();
+      }
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  /**
+   * PostgreSQL refuses new connections to these databases of the run ({@code gateway}, {@code
+   * payments}, {@code ledger}, {@code webhooks}) and ends their sessions, as a database that went
+   * away would; closing the result lets them connect again. Only this run's databases are touched,
+   * never the server's configuration.
+   */
+  AutoCloseable refuseConnections(List<String> databases) throws SQLException {
+    List<String> names = databases.stream().map(d -> dbPrefix + "_" + d).toList();
+    try (Connection admin = postgresServer();
+        Statement statement = admin.createStatement()) {
+      for (String name : names) {
+        statement.execute("ALTER DATABASE " + name + " WITH ALLOW_CONNECTIONS false");
+      }
+      // Twice: a session that was opening while the first pass ran is ended by the second.
+      for (int pass = 0; pass < 2; pass++) {
+        for (String name : names) {
+          statement.execute(
+              "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '"
+                  + name
+                  + "'");
+        }
+      }
+    }
+    return () -> {
+      try (Connection admin = postgresServer();
+          Statement statement = admin.createStatement()) {
+        for (String name : names) {
+          statement.execute("ALTER DATABASE " + name + " WITH ALLOW_CONNECTIONS true");
+        }
+      }
+    };
+  }
+
+  private static void awaitBefore(long deadlineNanos, String failure) throws InterruptedException {
+    if (System.nanoTime() > deadlineNanos) {
+      throw new IllegalStateException(failure);
+    }
+    Thread.sleep(100);
   }
 
   boolean anyPortOpen() {

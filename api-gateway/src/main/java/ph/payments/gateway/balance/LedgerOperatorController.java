@@ -24,6 +24,8 @@ import ph.payments.platform.ids.IdType;
 @ExecuteOn(TaskExecutors.BLOCKING)
 public class LedgerOperatorController {
 
+  private static final MediaType CSV = MediaType.of("text/csv");
+
   private final ReadRouter reads;
 
   public LedgerOperatorController(ReadRouter reads) {
@@ -60,7 +62,8 @@ public class LedgerOperatorController {
     if (currency != null) {
       uri.queryParam("currency", currency);
     }
-    HttpResponse<String> answer = reads.getPublic(Owner.LEDGER, uri.build().toString());
+    HttpResponse<String> answer =
+        reads.getPublic(Owner.LEDGER, uri.build().toString(), CSV, MediaType.APPLICATION_JSON_TYPE);
     if (answer.getStatus().getCode() != 200) {
       return answer; // the ledger's error envelope, as JSON
     }

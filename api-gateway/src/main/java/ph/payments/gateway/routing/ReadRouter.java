@@ -91,12 +91,19 @@ public class ReadRouter {
    * checkout page): no merchant scope is sent, so the owner answers only its public view.
    */
   public HttpResponse<String> getPublic(Owner owner, String path) {
+    return getPublic(owner, path, MediaType.APPLICATION_JSON_TYPE);
+  }
+
+  /**
+   * The same, for an owner's answer in other types than JSON (a CSV statement): {@code accepted}
+   * goes out as {@code Accept}, and an owner refuses a request whose {@code Accept} it cannot
+   * produce (406). Name JSON too, for the owner's error envelope.
+   */
+  public HttpResponse<String> getPublic(Owner owner, String path, MediaType... accepted) {
     return exchange(
         owner,
         path,
-        HttpRequest.GET(path)
-            .header(InternalHeaders.TOKEN, internalToken)
-            .accept(MediaType.APPLICATION_JSON_TYPE));
+        HttpRequest.GET(path).header(InternalHeaders.TOKEN, internalToken).accept(accepted));
   }
 
   /** Relays a provider's callback, body and signature untouched, to its owner. */

@@ -187,6 +187,8 @@ class BalanceIT extends GatewayTest {
     assertTrue(statement.header("Content-Disposition").orElseThrow().contains("attachment"));
     assertTrue(statement.body().startsWith("posted_at,effective_at,posting_id\n"));
     assertEquals("/internal/statements", seen.get("path"));
+    // ledger-service produces text/csv only and answers 406 to a request that does not accept it.
+    assertTrue(seen.get("accept").contains("text/csv"), seen.get("accept"));
     assertEquals(
         "merchant_id=" + merchant.id() + "&environment=test&from=2026-01-01&to=1767225600",
         seen.get("query"));
