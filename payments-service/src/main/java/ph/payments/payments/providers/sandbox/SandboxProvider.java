@@ -139,9 +139,8 @@ public final class SandboxProvider implements ProviderAdapter {
           case EWALLET_QR ->
               new Payment.Checkout(page, qrPayloads.payload(r, ref), qrImage, appLink);
           case QRPH -> new Payment.Checkout(page, qrPayloads.payload(r, ref), qrImage, null);
-          case CARD ->
-              new Payment.Checkout(publicBaseUrl + "/sandbox/card/3ds/" + ref, null, null, null);
-          case BANK_TRANSFER -> new Payment.Checkout(page, null, null, null);
+          // The hosted checkout page, where a real card acquirer's 3-D Secure step will go.
+          case CARD, BANK_TRANSFER -> new Payment.Checkout(page, null, null, null);
         };
     return new Registered(ref, checkout);
   }
