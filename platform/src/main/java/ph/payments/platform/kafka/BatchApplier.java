@@ -20,13 +20,13 @@ import ph.payments.platform.tx.Transactions;
  * commit (and one fsync) for the whole batch instead of one per record, which is what lets a
  * consumer keep up with a busy topic.
  *
- * <p>A record is never skipped. When the batch transaction fails (a failing record, a deadlock
- * with another consumer thread, the database away), nothing of it committed; the records are then
+ * <p>A record is never skipped. When the batch transaction fails (a failing record, a deadlock with
+ * another consumer thread, the database away), nothing of it committed; the records are then
  * applied one transaction each, in order. Each partition goes on until its first record that still
  * fails; that partition is rewound to the failing record, so the next poll retries it after {@code
  * retryDelay}, while what did apply keeps its committed offset. The effects must be idempotent per
- * record (the inbox): a crash between the database commit and the offset commit redelivers
- * records that already applied.
+ * record (the inbox): a crash between the database commit and the offset commit redelivers records
+ * that already applied.
  */
 public final class BatchApplier {
 

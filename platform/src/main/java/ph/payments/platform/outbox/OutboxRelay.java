@@ -41,9 +41,9 @@ import ph.payments.platform.kafka.KafkaEnvelopes;
  * delivers the notification when the writing transaction commits, so a message is published a few
  * milliseconds after its commit. Under load (a pass found rows in the last {@link #BUSY_WINDOW})
  * the leader polls every {@link #POLL_INTERVAL} instead, and tells the writers of its process not
- * to notify ({@link OutboxActivity}): notifying transactions commit one at a time cluster-wide.
- * Its own marks are committed without waiting for the WAL flush: a mark lost in a crash only means
- * the rows are sent again, which consumers drop by message id.
+ * to notify ({@link OutboxActivity}): notifying transactions commit one at a time cluster-wide. Its
+ * own marks are committed without waiting for the WAL flush: a mark lost in a crash only means the
+ * rows are sent again, which consumers drop by message id.
  *
  * <p><b>Safe.</b> The leader also sweeps every {@link Settings#sweepInterval()}, so a lost
  * notification or a failed send delays a message but never loses it. Rows are marked published only

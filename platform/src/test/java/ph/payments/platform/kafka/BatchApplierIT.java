@@ -33,8 +33,8 @@ import ph.payments.testkit.TestKafka;
 
 /**
  * A real broker and database: a poll applies in one transaction, a record that fails is retried
- * until it applies (never skipped), records after it in its partition wait for it, other
- * partitions go on, and every record's effect lands exactly once.
+ * until it applies (never skipped), records after it in its partition wait for it, other partitions
+ * go on, and every record's effect lands exactly once.
  */
 class BatchApplierIT {
 
@@ -114,8 +114,7 @@ class BatchApplierIT {
         applier.apply(records, consumer, work);
       }
       Map<TopicPartition, Long> ends =
-          consumer.endOffsets(
-              Set.of(new TopicPartition(topic, 0), new TopicPartition(topic, 1)));
+          consumer.endOffsets(Set.of(new TopicPartition(topic, 0), new TopicPartition(topic, 1)));
       // Drain what is left (the duplicates behind the last applied record) and check the commits.
       long drainUntil = System.nanoTime() + Duration.ofSeconds(10).toNanos();
       while (!committedUpTo(consumer, ends) && System.nanoTime() < drainUntil) {

@@ -1,0 +1,219 @@
+# Shared by the bench/run-* commands (source it; it is not a command):
+#   bench_start NAME [HTTP_BASE_PORT KAFKA_BASE_PORT]   start a system with bin/run, wait for READY
+#   bench_stop                                          stop it (also done on exit)
+#   bench_java CLASS ARGS...                            run a load generator of the bench module
+#   bench_machine / bench_load                          describe the machine and its load now
+#   bench_write_section NAME FILE                       put FILE between <!-- bench:NAME --> and
+#                                                       <!-- /bench:NAME --> in docs/benchmarks.md
+#
+# A system gets ports HTTP_BASE..+3 (gateway, payments, ledger, webhooks) and KAFKA_BASE..+1
+# (default 28180 and 29192, or BENCH_HTTP_BASE_PORT and BENCH_KAFKA_BASE_PORT), databases
+# bench_NAME_* (dropped before the run and on exit unless BENCH_KEEP_DATABASES=1) and run folder
+# bench/target/run-NAME. DATABASE_POOL_SIZE defaults to 10 per service: four services of a
+# benchmark must fit with everyone else's in the shared server's 100 connections.
+# shellcheck shell=bash
+
+BENCH_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$BENCH_ROOT" || exit 1
+
+BENCH_RUN_PID=""
+BENCH_JAVA=""
+BENCH_SERVICES=(api-gateway payments-service ledger-service webhook-service)
+
+bench_log() { printf '[bench %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+
+bench_fail() {
+  bench_log "ERROR: $*"
+  exit 1
+}
+
+# Builds when a service jar, the Kafka classpath or the bench classpath is missing.
+bench_build_if_needed() {
+  local missing=0 name
+  for name in "${BENCH_SERVICES[@]}"; do
+    [[ -f "$name/target/$name.jar" ]] || missing=1
+  done
+  compgen -G "local-kafka/target/lib/kafka_2.13-*.jar" >/dev/null || missing=1
+  [[ -f bench/target/bench.jar ]] && compgen -G "bench/target/lib/*.jar" >/dev/null || missing=1
+  if ((missing)); then
+    bench_log "building: mvn -B -q -DskipTests package"
+    mvn -B -q -DskipTests package || bench_fail "the build failed"
+  fi
+}
+
+bench_psql() {
+  psql -w -X -q -v ON_ERROR_STOP=1 -h "${PGHOST:-127.0.0.1}" -p "${PGPORT:-5432}" \
+    -U "${PGUSER:-postgres}" "$@"
+}
+
+bench_drop_databases() {
+  local suffix
+  for suffix in gateway payments ledger webhooks; do
+    bench_psql -d postgres -c "DROP DATABASE IF EXISTS \"${DB_PREFIX}_${suffix}\" WITH (FORCE)" \
+      >/dev/null 2>&1 || bench_log "could not drop ${DB_PREFIX}_${suffix}"
+  done
+}
+
+# JDBC URL of one of the system's databases: bench_jdbc payments
+bench_jdbc() {
+  printf 'jdbc:postgresql://%s:%s/%s_%s?user=%s' "${PGHOST:-127.0.0.1}" "${PGPORT:-5432}" \
+    "$DB_PREFIX" "$1" "${PGUSER:-postgres}"
+}
+
+# One bin/run; true once it printed READY, false (and bin/run gone) otherwise.
+bench_launch() {
+  BENCH_START_NANOS="$(date +%s%N)"
+  bin/run --no-build >"$RUN_DIR/run.out" 2>&1 &
+  BENCH_RUN_PID=$!
+  local waited=0
+  until grep -q '^READY' "$RUN_DIR/run.out" 2>/dev/null; do
+    if ! kill -0 "$BENCH_RUN_PID" 2>/dev/null || ((waited++ > 4000)); then
+      tail -5 "$RUN_DIR/run.out" >&2
+      bench_stop
+      return 1
+    fi
+    sleep 0.1
+  done
+  BENCH_READY_SECONDS="$((($(date +%s%N) - BENCH_START_NANOS) / 1000000))"
+  BENCH_READY_SECONDS="$((BENCH_READY_SECONDS / 1000)).$(printf '%03d' $((BENCH_READY_SECONDS % 1000)))"
+}
+
+bench_start() {
+  local name="$1" http_base="${2:-${BENCH_HTTP_BASE_PORT:-28180}}"
+  local kafka_base="${3:-${BENCH_KAFKA_BASE_PORT:-29192}}"
+  bench_build_if_needed
+  export RUN_DIR="$BENCH_ROOT/bench/target/run-$name"
+  export DB_PREFIX="bench_${name//-/_}"
+  export GATEWAY_PORT="$http_base" PAYMENTS_PORT="$((http_base + 1))" \
+    LEDGER_PORT="$((http_base + 2))" WEBHOOK_PORT="$((http_base + 3))" \
+    KAFKA_PORT="$kafka_base" KAFKA_CONTROLLER_PORT="$((kafka_base + 1))"
+  export PAYMENTS_ADMIN_TOKEN="adm_bench_$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')"
+  export INTERNAL_TOKEN="${INTERNAL_TOKEN:-$(od -An -tx1 -N32 /dev/urandom | tr -d ' \n')}"
+  export DATABASE_POOL_SIZE="${DATABASE_POOL_SIZE:-10}"
+  # A shared machine can be slow to start four JVMs; bin/run's default is 90 s.
+  export HEALTH_TIMEOUT_SECONDS="${HEALTH_TIMEOUT_SECONDS:-300}"
+  export BENCH_GATEWAY="http://127.0.0.1:$GATEWAY_PORT"
+  mkdir -p "$RUN_DIR"
+  if [[ "${BENCH_KEEP_DATABASES:-0}" != 1 ]]; then
+    bench_drop_databases
+  fi
+  trap bench_on_exit EXIT
+  trap 'exit 130' INT TERM
+  # bin/run gives Kafka 30 s to listen; on a machine loaded by others it sometimes needs more.
+  local attempt
+  for attempt in 1 2 3; do
+    bench_launch && break
+    ((attempt < 3)) || bench_fail "bin/run did not get to READY in three attempts"
+    bench_log "bin/run did not get to READY (attempt $attempt); trying again"
+    sleep 5
+  done
+  BENCH_JAVA="$(grep -o '^Java [0-9]*: [^ ]*' "$RUN_DIR/run.out" | awk '{print $3}')"
+  BENCH_JAVA="${BENCH_JAVA:-java}"
+  bench_log "$name: system READY in ${BENCH_READY_SECONDS}s (gateway $BENCH_GATEWAY, databases ${DB_PREFIX}_*)"
+}
+
+# SIGTERM to bin/run, which stops Kafka and the services and waits for them.
+bench_stop() {
+  if [[ -n "$BENCH_RUN_PID" ]]; then
+    kill -TERM "$BENCH_RUN_PID" 2>/dev/null || true
+    wait "$BENCH_RUN_PID" 2>/dev/null || true
+    BENCH_RUN_PID=""
+  fi
+}
+
+bench_on_exit() {
+  local status=$?
+  bench_stop
+  if [[ -n "${DB_PREFIX:-}" && "${BENCH_KEEP_DATABASES:-0}" != 1 ]]; then
+    bench_drop_databases
+  fi
+  exit "$status"
+}
+
+# The process ids of the system's JVMs, one "name pid" per line (kafka, api-gateway, ...).
+bench_processes() {
+  local pid args
+  while read -r pid args; do
+    case "$args" in
+      *kafka.Kafka*) printf 'kafka %s\n' "$pid" ;;
+      *-jar*/target/*.jar*)
+        args="${args##*-jar }"
+        args="${args%% *}"
+        args="${args##*/}"
+        printf '%s %s\n' "${args%.jar}" "$pid"
+        ;;
+    esac
+  done < <(ps -o pid=,args= --ppid "$BENCH_RUN_PID")
+}
+
+bench_java() {
+  "$BENCH_JAVA" -Dorg.slf4j.simpleLogger.defaultLogLevel=warn \
+    -cp "$BENCH_ROOT/bench/target/bench.jar:$BENCH_ROOT/bench/target/lib/*" "$@"
+}
+
+bench_machine() {
+  local cpu memory pg jdk
+  cpu="$(grep -m1 '^model name' /proc/cpuinfo | sed 's/^[^:]*: *//')"
+  memory="$(awk '/^MemTotal:/ {printf "%.0f", $2 / 1048576}' /proc/meminfo)"
+  pg="$(bench_psql -d postgres -Atc 'show server_version' 2>/dev/null | awk '{print $1}')"
+  jdk="$("${BENCH_JAVA:-java}" -XshowSettings:properties -version 2>&1 |
+    sed -n 's/^ *java\.runtime\.version = //p')"
+  printf '%s cores (%s), %s GiB RAM, %s; PostgreSQL %s; JDK %s (%s)' "$(nproc)" "${cpu:-unknown CPU}" \
+    "$memory" "$(uname -sr)" "${pg:-?}" "${jdk:-?}" "${BENCH_JAVA:-java}"
+}
+
+# Load averages over 1, 5 and 15 minutes.
+bench_load() {
+  awk '{print $1 " / " $2 " / " $3}' /proc/loadavg
+}
+
+# Other JVMs on the machine that are not this benchmark's (other people's builds and systems).
+bench_other_jvms() {
+  local count=0 pid ppid comm
+  while read -r pid ppid comm; do
+    [[ "$comm" == java ]] || continue
+    [[ "$ppid" == "$BENCH_RUN_PID" ]] && continue
+    count=$((count + 1))
+  done < <(ps -eo pid=,ppid=,comm=)
+  printf '%s' "$count"
+}
+
+# "Measured ... on ..." paragraph for a section; call bench_note_before first.
+bench_note_before() {
+  BENCH_LOAD_BEFORE="$(bench_load)"
+  BENCH_OTHERS_BEFORE="$(bench_other_jvms)"
+}
+
+bench_note() {
+  printf -- '- Measured %s; everything (Kafka, PostgreSQL, the four services, the load generator)\n' \
+    "$(date -u +'%Y-%m-%d %H:%M UTC')"
+  printf -- '  on one machine: %s.\n' "$(bench_machine)"
+  printf -- '- Load average (1/5/15 min) before: %s; after: %s. Other JVMs running (other\n' \
+    "$BENCH_LOAD_BEFORE" "$(bench_load)"
+  printf -- "  people's builds and systems on the same machine) before: %s; after: %s.\n" \
+    "$BENCH_OTHERS_BEFORE" "$(bench_other_jvms)"
+}
+
+# Replaces the section NAME of docs/benchmarks.md with the contents of FILE (appends it when the
+# section is new), leaving every other section as it is.
+bench_write_section() {
+  local name="$1" file="$2" doc="$BENCH_ROOT/docs/benchmarks.md"
+  local open="<!-- bench:$name -->" close="<!-- /bench:$name -->"
+  if [[ ! -f "$doc" ]]; then
+    printf '# Benchmarks\n\nOne section per command of [bench/](../bench/README.md).\n' >"$doc"
+  fi
+  if grep -qxF "$open" "$doc"; then
+    awk -v opening="$open" -v closing="$close" -v file="$file" '
+      $0 == opening { print; while ((getline line < file) > 0) print line; skipping = 1; next }
+      $0 == closing { skipping = 0 }
+      !skipping { print }' "$doc" >"$doc.tmp"
+    mv "$doc.tmp" "$doc"
+  else
+    {
+      printf '\n%s\n' "$open"
+      cat "$file"
+      printf '%s\n' "$close"
+    } >>"$doc"
+  fi
+  bench_log "wrote section $name of docs/benchmarks.md"
+}

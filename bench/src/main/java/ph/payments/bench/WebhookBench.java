@@ -1,0 +1,391 @@
+package ph.payments.bench;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import ph.payments.platform.ids.EventId;
+import ph.payments.platform.json.Json;
+
+/**
+ * Webhook latency and delivery throughput against a running system (bench/run-webhooks).
+ *
+ * <ol>
+ *   <li><b>Latency at a rate, events written as the service writes them</b>: {@link EventLogWriter}
+ *       commits one {@code payment.succeeded} per transaction on an open-loop schedule; latency is
+ *       from the moment that commit returned to the moment the receiver (in this JVM, same clock)
+ *       had the request.
+ *   <li><b>Latency through the API</b>: pre-created payments are succeeded with {@code POST
+ *       /v1/test_helpers/payments/{id}/succeed} on an open-loop schedule; each writes {@code
+ *       payment.processing} and {@code payment.succeeded} in one transaction. The commit is not
+ *       observable from outside, so latency runs from the event row's {@code created_at} (the
+ *       service's clock, read inside the transaction just before the insert, so slightly before the
+ *       commit: this errs towards more latency) to the arrival, both on this machine's clock.
+ *   <li><b>Delivery throughput</b>: the receiver holds every request while a backlog of events is
+ *       written and webhook-service turns it into pending deliveries; then it opens, and the rate
+ *       at which the backlog arrives is delivery throughput with many pending.
+ * </ol>
+ *
+ * <p>Arguments: gateway URL, admin token, payments JDBC URL, webhooks JDBC URL, events per second,
+ * seconds per latency run, test-helper succeeds per second, backlog size.
+ */
+public final class WebhookBench {
+
+  public static void main(String[] args) throws Exception {
+    Api api = new Api(args[0], args[1]);
+    String paymentsJdbc = args[2];
+    String webhooksJdbc = args[3];
+    double rate = Double.parseDouble(args[4]);
+    int seconds = Integer.parseInt(args[5]);
+    double helperRate = Double.parseDouble(args[6]);
+    int backlog = Integer.parseInt(args[7]);
+
+    String merchant = api.createMerchant("Webhook bench");
+    Api.Keys keys = api.createKeys(merchant, 16, 10_000);
+    Table table = new Table();
+    try (Receiver receiver = new Receiver()) {
+      String endpoint =
+          api.post(
+                  "/v1/webhooks/endpoints",
+                  keys.next(),
+                  Json.toText(Map.of("url", receiver.url(), "events", List.of("*"))))
+              .expect(201)
+              .get("id")
+              .asText();
+      ObjectNode template = api.createPayment(keys.next());
+      EventLogWriter writer = new EventLogWriter(paymentsJdbc, merchant, template);
+
+      // Warm the relay, the consumers and the delivery path; not reported.
+      direct(writer, receiver, Math.min(rate, 200), 5);
+
+      table.header(
+          "how events are made",
+          "target events/s",
+          "achieved events/s",
+          "events",
+          "delivered",
+          "p50 ms",
+          "p90 ms",
+          "p99 ms",
+          "max ms");
+      Result direct = direct(writer, receiver, rate, seconds);
+      table.row(
+          "event log + outbox written as `EventLog.append` does, one event per transaction",
+          String.format(Locale.ROOT, "%.0f", rate),
+          String.format(Locale.ROOT, "%.0f", direct.achievedRate),
+          direct.events,
+          direct.delivered,
+          direct.latencies.p50(),
+          direct.latencies.p90(),
+          direct.latencies.p99(),
+          direct.latencies.max());
+      Result helpers =
+          throughHelpers(api, keys, paymentsJdbc, merchant, receiver, helperRate, seconds);
+      table.row(
+          "`POST /v1/test_helpers/payments/{id}/succeed` (2 events per call)",
+          String.format(Locale.ROOT, "%.0f", 2 * helperRate),
+          String.format(Locale.ROOT, "%.0f", helpers.achievedRate),
+          helpers.events,
+          helpers.delivered,
+          helpers.latencies.p50(),
+          helpers.latencies.p90(),
+          helpers.latencies.p99(),
+          helpers.latencies.max());
+
+      Throughput throughput =
+          throughput(writer, receiver, webhooksJdbc, paymentsJdbc, endpoint, backlog);
+      table
+          .gap()
+          .header("backlog", "stage", "events/s", "seconds")
+          .row(
+              backlog,
+              "relay: outbox rows published (first written → last published)",
+              throughput.relayRate,
+              throughput.relaySeconds)
+          .row(
+              backlog,
+              "webhook-service consumer: deliveries created",
+              throughput.consumerRate,
+              throughput.consumerSeconds)
+          .row(
+              backlog,
+              "**delivery to the receiver, all pending at the start**",
+              throughput.deliveryRate,
+              throughput.deliverySeconds);
+      table.note(
+          String.format(
+              Locale.ROOT,
+              "Backlog delivered: %d of %d events; %d deliveries arrived in all (duplicates"
+                  + " included).",
+              throughput.arrived,
+              backlog,
+              throughput.deliveries));
+    }
+    table.print();
+  }
+
+  record Result(int events, int delivered, double achievedRate, Latencies latencies) {}
+
+  private static Result direct(EventLogWriter writer, Receiver receiver, double rate, int seconds)
+      throws Exception {
+    int count = (int) (rate * seconds);
+    int workers = 8;
+    List<Connection> connections = writer.connect(workers);
+    EventLogWriter.Written[] written = new EventLogWriter.Written[count];
+    double achieved =
+        OpenLoop.run(
+            workers,
+            rate,
+            count,
+            (worker, i) -> written[i] = writer.writeOne(connections.get(worker)));
+    for (Connection connection : connections) {
+      connection.close();
+    }
+    List<String> ids = new ArrayList<>();
+    for (EventLogWriter.Written w : written) {
+      ids.add(w.eventId());
+    }
+    awaitArrivals(receiver, ids, 60);
+    Latencies latencies = new Latencies();
+    int delivered = 0;
+    for (EventLogWriter.Written w : written) {
+      Long arrival = receiver.arrivalNanos(w.eventId());
+      if (arrival != null) {
+        delivered++;
+        latencies.add(arrival - w.committedNanos());
+      }
+    }
+    return new Result(count, delivered, achieved, latencies);
+  }
+
+  private static Result throughHelpers(
+      Api api,
+      Api.Keys keys,
+      String paymentsJdbc,
+      String merchant,
+      Receiver receiver,
+      double perSecond,
+      int seconds)
+      throws Exception {
+    int count = (int) (perSecond * seconds);
+    List<String> payments = Collections.synchronizedList(new ArrayList<>());
+    // A creation the gateway timed out on (503) is simply left out.
+    OpenLoop.run(
+        16,
+        Double.MAX_VALUE,
+        count,
+        (worker, i) -> {
+          Api.Response created = api.post("/v1/payments", keys.get(worker), Api.PAYMENT);
+          if (created.status() == 201) {
+            payments.add(created.body().get("id").asText());
+          }
+        });
+    // Map this JVM's nanoTime onto the wall clock the services stamp created_at with.
+    Instant wallStart = Instant.now();
+    long nanoStart = System.nanoTime();
+    Instant from = wallStart.minusSeconds(1);
+    AtomicInteger failed = new AtomicInteger();
+    OpenLoop.run(
+        64,
+        perSecond,
+        payments.size(),
+        (worker, i) -> {
+          if (api.post(
+                      "/v1/test_helpers/payments/" + payments.get(i) + "/succeed",
+                      keys.get(worker),
+                      "{}")
+                  .status()
+              != 200) {
+            failed.incrementAndGet();
+          }
+        });
+    if (failed.get() > 0) {
+      System.err.println(failed.get() + " succeed calls failed");
+    }
+    List<long[]> events = new ArrayList<>(); // txid, seq, created_at epoch micros
+    try (Connection connection = DriverManager.getConnection(paymentsJdbc);
+        PreparedStatement select =
+            connection.prepareStatement(
+                "SELECT txid::text::bigint, seq, created_at FROM events"
+                    + " WHERE merchant_id = ? AND created_at >= ?")) {
+      select.setString(1, merchant);
+      select.setTimestamp(2, java.sql.Timestamp.from(from));
+      try (ResultSet rs = select.executeQuery()) {
+        while (rs.next()) {
+          Instant created = rs.getTimestamp(3).toInstant();
+          events.add(
+              new long[] {
+                rs.getLong(1),
+                rs.getLong(2),
+                created.getEpochSecond() * 1_000_000 + created.getNano() / 1000
+              });
+        }
+      }
+    }
+    List<String> ids = new ArrayList<>();
+    long firstMicros = Long.MAX_VALUE;
+    long lastMicros = Long.MIN_VALUE;
+    for (long[] event : events) {
+      ids.add(EventId.of(event[0], event[1]).value());
+      firstMicros = Math.min(firstMicros, event[2]);
+      lastMicros = Math.max(lastMicros, event[2]);
+    }
+    awaitArrivals(receiver, ids, 60);
+    long wallStartMicros = wallStart.getEpochSecond() * 1_000_000 + wallStart.getNano() / 1000;
+    Latencies latencies = new Latencies();
+    int delivered = 0;
+    for (int i = 0; i < events.size(); i++) {
+      Long arrival = receiver.arrivalNanos(ids.get(i));
+      if (arrival != null) {
+        delivered++;
+        long arrivalMicros = wallStartMicros + (arrival - nanoStart) / 1000;
+        latencies.add((arrivalMicros - events.get(i)[2]) * 1000);
+      }
+    }
+    double achieved = events.size() / Math.max(1e-3, (lastMicros - firstMicros) / 1e6);
+    return new Result(events.size(), delivered, achieved, latencies);
+  }
+
+  record Throughput(
+      double relayRate,
+      double relaySeconds,
+      double consumerRate,
+      double consumerSeconds,
+      double deliveryRate,
+      double deliverySeconds,
+      int arrived,
+      long deliveries) {}
+
+  private static Throughput throughput(
+      EventLogWriter writer,
+      Receiver receiver,
+      String webhooksJdbc,
+      String paymentsJdbc,
+      String endpoint,
+      int backlog)
+      throws Exception {
+    long deliveriesBefore = receiver.deliveries();
+    long firstDeliveryId;
+    try (Connection webhooks = DriverManager.getConnection(webhooksJdbc)) {
+      firstDeliveryId = scalar(webhooks, "SELECT coalesce(max(id), 0) + 1 FROM webhook_deliveries");
+    }
+    receiver.hold();
+    int workers = 4;
+    int batch = 20;
+    List<Connection> connections = writer.connect(workers);
+    List<String> ids = Collections.synchronizedList(new ArrayList<>());
+    OpenLoop.run(
+        workers,
+        Double.MAX_VALUE,
+        backlog / batch,
+        (worker, i) -> ids.addAll(writer.writeBatch(connections.get(worker), batch)));
+    for (Connection connection : connections) {
+      connection.close();
+    }
+    // Wait until webhook-service has made every delivery (all pending, the receiver holds).
+    try (Connection webhooks = DriverManager.getConnection(webhooksJdbc)) {
+      long deadline = System.nanoTime() + 300_000_000_000L;
+      String count =
+          "SELECT count(*) FROM webhook_deliveries WHERE endpoint_id = '"
+              + endpoint
+              + "' AND id >= "
+              + firstDeliveryId;
+      while (scalar(webhooks, count) < ids.size() && System.nanoTime() < deadline) {
+        Thread.sleep(100);
+      }
+    }
+    long opened = System.nanoTime();
+    receiver.open();
+    awaitArrivals(receiver, ids, 300);
+    long last = opened;
+    int arrived = 0;
+    for (String id : ids) {
+      Long arrival = receiver.arrivalNanos(id);
+      if (arrival != null) {
+        arrived++;
+        last = Math.max(last, arrival);
+      }
+    }
+    double deliverySeconds = (last - opened) / 1e9;
+
+    double[] consumer;
+    try (Connection webhooks = DriverManager.getConnection(webhooksJdbc)) {
+      consumer =
+          span(
+              webhooks,
+              "SELECT min(created_at), max(created_at), count(*) FROM webhook_deliveries"
+                  + " WHERE endpoint_id = '"
+                  + endpoint
+                  + "' AND id >= "
+                  + firstDeliveryId);
+    }
+    double[] relay;
+    try (Connection payments = DriverManager.getConnection(paymentsJdbc);
+        PreparedStatement select =
+            payments.prepareStatement(
+                "SELECT min(created_at), max(published_at), count(*) FROM outbox"
+                    + " WHERE message_id = ANY (?)")) {
+      select.setArray(1, payments.createArrayOf("text", ids.toArray()));
+      relay = span(select);
+    }
+    return new Throughput(
+        relay[1] / relay[0],
+        relay[0],
+        consumer[1] / consumer[0],
+        consumer[0],
+        arrived / deliverySeconds,
+        deliverySeconds,
+        arrived,
+        receiver.deliveries() - deliveriesBefore);
+  }
+
+  /** Waits until every event arrived, or the timeout passed. */
+  private static void awaitArrivals(Receiver receiver, List<String> ids, int timeoutSeconds)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + timeoutSeconds * 1_000_000_000L;
+    int from = 0;
+    while (from < ids.size() && System.nanoTime() < deadline) {
+      if (receiver.arrivalNanos(ids.get(from)) != null) {
+        from++;
+      } else {
+        Thread.sleep(20);
+      }
+    }
+  }
+
+  private static long scalar(Connection connection, String sql) throws SQLException {
+    try (PreparedStatement select = connection.prepareStatement(sql);
+        ResultSet rs = select.executeQuery()) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+
+  /** {seconds from the first to the second timestamp, the count} of a min/max/count query. */
+  private static double[] span(Connection connection, String sql) throws SQLException {
+    try (PreparedStatement select = connection.prepareStatement(sql)) {
+      return span(select);
+    }
+  }
+
+  private static double[] span(PreparedStatement select) throws SQLException {
+    try (ResultSet rs = select.executeQuery()) {
+      rs.next();
+      Instant first = rs.getTimestamp(1).toInstant();
+      Instant last = rs.getTimestamp(2).toInstant();
+      double seconds = (last.toEpochMilli() - first.toEpochMilli()) / 1000.0;
+      return new double[] {seconds, rs.getLong(3)};
+    }
+  }
+
+  private WebhookBench() {}
+}
