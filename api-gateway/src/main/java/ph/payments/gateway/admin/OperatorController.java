@@ -15,6 +15,7 @@ import java.math.BigDecimal;
 import java.util.Set;
 import ph.payments.contracts.Topics;
 import ph.payments.contracts.commands.CommandReply;
+import ph.payments.gateway.auth.AuthenticatedKeys;
 import ph.payments.gateway.commands.CommandBus;
 import ph.payments.gateway.merchants.MerchantAccounts;
 import ph.payments.gateway.merchants.MerchantAccounts.KeyView;
@@ -46,12 +47,26 @@ public class OperatorController {
   private final MerchantAccounts accounts;
   private final CommandBus commands;
   private final AccountWebhookSecrets webhookSecrets;
+  private final AuthenticatedKeys authenticatedKeys;
 
   public OperatorController(
-      MerchantAccounts accounts, CommandBus commands, AccountWebhookSecrets webhookSecrets) {
+      MerchantAccounts accounts,
+      CommandBus commands,
+      AccountWebhookSecrets webhookSecrets,
+      AuthenticatedKeys authenticatedKeys) {
     this.accounts = accounts;
     this.commands = commands;
     this.webhookSecrets = webhookSecrets;
+    this.authenticatedKeys = authenticatedKeys;
+  }
+
+  /**
+   * After a change to a key or a merchant has committed: authentication reads them afresh, so the
+   * change applies to the very next request.
+   */
+  private <T> T changed(T committed) {
+    authenticatedKeys.invalidateAll();
+    return committed;
   }
 
   /**
@@ -109,7 +124,7 @@ public class OperatorController {
    */
   @Post("/merchants/{id}/activate")
   public MerchantJson activate(String id) {
-    MerchantView merchant = accounts.activate(merchantId(id));
+    MerchantView merchant = changed(accounts.activate(merchantId(id)));
     boolean wentLive =
         merchant.keys().stream()
             .anyMatch(key -> key.secret() != null && "live".equals(key.key().environment()));
@@ -125,12 +140,12 @@ public class OperatorController {
   /** Every key of the merchant is answered 403 {@code merchant_inactive} afterwards. */
   @Post("/merchants/{id}/deactivate")
   public MerchantJson deactivate(String id) {
-    return MerchantJson.of(accounts.deactivate(merchantId(id)));
+    return MerchantJson.of(changed(accounts.deactivate(merchantId(id))));
   }
 
   @Post("/merchants/{id}/reactivate")
   public MerchantJson reactivate(String id) {
-    return MerchantJson.of(accounts.reactivate(merchantId(id)));
+    return MerchantJson.of(changed(accounts.reactivate(merchantId(id))));
   }
 
   /**
@@ -160,7 +175,7 @@ public class OperatorController {
   /** Afterwards the key is answered 401 {@code unauthenticated}. */
   @Post("/api_keys/{id}/revoke")
   public ApiKeyJson revoke(String id) {
-    return ApiKeyJson.of(accounts.revokeKey(keyId(id)));
+    return ApiKeyJson.of(changed(accounts.revokeKey(keyId(id))));
   }
 
   /** {@code {rate_limit_per_minute}}: the key's override; null restores the default. */
@@ -172,7 +187,7 @@ public class OperatorController {
     }
     Integer perMinute = body.optionalInteger("rate_limit_per_minute", 1, MAX_RATE_LIMIT);
     body.validate();
-    return ApiKeyJson.of(accounts.setRateLimit(keyId(id), perMinute));
+    return ApiKeyJson.of(changed(accounts.setRateLimit(keyId(id), perMinute)));
   }
 
   private static String merchantId(String id) {

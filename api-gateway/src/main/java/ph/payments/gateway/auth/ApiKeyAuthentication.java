@@ -38,7 +38,8 @@ import ph.payments.platform.ids.IdType;
  *
  * The key is found by its keyed hash through a unique index (no scan). With {@code
  * X-Service-Key-Id} the key is read by id instead and its hash compared in constant time, so a
- * wrong hint never authenticates anything. Secrets are never logged.
+ * wrong hint never authenticates anything. A key and its merchant are kept for a second after they
+ * were read ({@link AuthenticatedKeys}). Secrets are never logged.
  */
 @ServerFilter("/v1/**")
 @Order(AuthOrder.AUTHENTICATION)
@@ -50,16 +51,19 @@ public class ApiKeyAuthentication {
   private final ApiKeyRepository keys;
   private final MerchantRepository merchants;
   private final ApiKeySecrets secrets;
+  private final AuthenticatedKeys recent;
   private final int defaultRateLimit;
 
   public ApiKeyAuthentication(
       ApiKeyRepository keys,
       MerchantRepository merchants,
       ApiKeySecrets secrets,
+      AuthenticatedKeys recent,
       @Value("${gateway.rate-limit.per-minute:100}") int defaultRateLimit) {
     this.keys = keys;
     this.merchants = merchants;
     this.secrets = secrets;
+    this.recent = recent;
     this.defaultRateLimit = defaultRateLimit;
   }
 
@@ -77,17 +81,19 @@ public class ApiKeyAuthentication {
       return unauthenticated("Invalid API key.");
     }
     byte[] hash = secrets.hash(secret);
-    Optional<ApiKeyRow> found = findKey(request.getHeaders().get(KEY_ID_HEADER), hash);
+    String keyIdHint = request.getHeaders().get(KEY_ID_HEADER);
+    if (keyIdHint != null && !IdType.API_KEY.matches(keyIdHint)) {
+      return unauthenticated("Invalid API key.");
+    }
+    Optional<AuthenticatedKeys.Found> found = recent.find(hash, () -> load(keyIdHint, hash));
     if (found.isEmpty()
-        || found.get().isRevoked()
-        || !found.get().environment().equals(environment)) {
+        || (keyIdHint != null && !keyIdHint.equals(found.get().key().id()))
+        || found.get().key().isRevoked()
+        || !found.get().key().environment().equals(environment)) {
       return unauthenticated("Invalid API key.");
     }
-    ApiKeyRow key = found.get();
-    MerchantRow merchant = merchants.findById(key.merchantId()).orElse(null);
-    if (merchant == null) {
-      return unauthenticated("Invalid API key.");
-    }
+    ApiKeyRow key = found.get().key();
+    MerchantRow merchant = found.get().merchant();
     if (!merchant.isActive()) {
       return error(ErrorCode.MERCHANT_INACTIVE, "This merchant account is deactivated.");
     }
@@ -121,14 +127,18 @@ public class ApiKeyAuthentication {
     return null;
   }
 
-  private Optional<ApiKeyRow> findKey(@Nullable String keyIdHint, byte[] hash) {
-    if (keyIdHint == null) {
-      return keys.findBySecretHash(hash);
-    }
-    if (!IdType.API_KEY.matches(keyIdHint)) {
-      return Optional.empty();
-    }
-    return keys.findById(keyIdHint).filter(key -> MessageDigest.isEqual(key.secretHash(), hash));
+  /** The key with this hash and its merchant, from the database. */
+  private Optional<AuthenticatedKeys.Found> load(@Nullable String keyIdHint, byte[] hash) {
+    Optional<ApiKeyRow> key =
+        keyIdHint == null
+            ? keys.findBySecretHash(hash)
+            : keys.findById(keyIdHint)
+                .filter(found -> MessageDigest.isEqual(found.secretHash(), hash));
+    return key.flatMap(
+        found ->
+            merchants
+                .findById(found.merchantId())
+                .map(merchant -> new AuthenticatedKeys.Found(found, merchant)));
   }
 
   private static HttpResponse<?> unauthenticated(String message) {

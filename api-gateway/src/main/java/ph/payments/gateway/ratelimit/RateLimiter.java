@@ -59,9 +59,9 @@ public class RateLimiter {
   }
 
   /**
-   * The log's commit does not wait for the WAL flush: a crash of PostgreSQL can forget the last
-   * few milliseconds of admissions (letting that many more requests in), never money. It takes
-   * one flush off every request.
+   * The log's commit does not wait for the WAL flush: a crash of PostgreSQL can forget the last few
+   * milliseconds of admissions (letting that many more requests in), never money. It takes one
+   * flush off every request.
    */
   private static void relaxDurability(Connection connection) throws SQLException {
     try (Statement set = connection.createStatement()) {

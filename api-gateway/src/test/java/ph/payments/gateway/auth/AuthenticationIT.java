@@ -59,10 +59,15 @@ class AuthenticationIT extends GatewayTest {
   @Test
   void aDeactivatedMerchantIsRefused() {
     Operator.Merchant merchant = operator().createMerchant("Closed Store");
+    // Used first, so that the key and its merchant are in the authenticated-key cache.
+    assertEquals(200, http().get(READ, merchant.testSecret()).status());
     operator().deactivate(merchant.id());
     Http.Response response = http().get(READ, merchant.testSecret());
     assertEquals(403, response.status());
     assertEquals("merchant_inactive", response.errorCode());
+
+    operator().reactivate(merchant.id());
+    assertEquals(200, http().get(READ, merchant.testSecret()).status());
   }
 
   @Test

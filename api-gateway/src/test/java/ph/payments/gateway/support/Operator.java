@@ -54,6 +54,12 @@ public final class Operator {
     assertEquals(200, response.status(), response.body());
   }
 
+  public void reactivate(String merchantId) {
+    Http.Response response =
+        http.post("/admin/v1/merchants/" + merchantId + "/reactivate", adminToken, null);
+    assertEquals(200, response.status(), response.body());
+  }
+
   public Key createKey(String merchantId, String environment, List<String> scopes) {
     Http.Response created =
         http.post(

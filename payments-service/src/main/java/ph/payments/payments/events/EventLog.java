@@ -37,11 +37,11 @@ import ph.payments.platform.tx.Transactions;
  * belongs to a transaction at or after that horizon: it sorts after everything listed. Event ids
  * encode (transaction, sequence), so they sort exactly in list order.
  *
- * <p><b>This database only.</b> {@code pg_snapshot_xmin} would be the server-wide horizon: a
- * long transaction in any other database of the server (a migration, a batch job) would freeze
- * every merchant's event list. Only backends connected to this database can write events, so the
- * horizon is the oldest of those that hold a transaction id (their {@code backend_xid} matched to
- * the 64-bit ids in flight), or the snapshot's {@code xmax} when none does. It is computed in a
+ * <p><b>This database only.</b> {@code pg_snapshot_xmin} would be the server-wide horizon: a long
+ * transaction in any other database of the server (a migration, a batch job) would freeze every
+ * merchant's event list. Only backends connected to this database can write events, so the horizon
+ * is the oldest of those that hold a transaction id (their {@code backend_xid} matched to the
+ * 64-bit ids in flight), or the snapshot's {@code xmax} when none does. It is computed in a
  * statement of its own, before the statement that lists: a transaction that was in flight for the
  * first statement's snapshot but gone from {@code pg_stat_activity} when it was read has ended, so
  * the listing statement's newer snapshot (READ COMMITTED) sees its events. {@code backend_xid} is
@@ -53,6 +53,7 @@ public class EventLog {
   private static final String INSERT =
       "INSERT INTO events (txid, seq, type, merchant_id, environment, resource_type,"
           + " resource_id, created_at, body) VALUES (?::xid8, ?, ?, ?, ?, ?, ?, ?, ?)";
+
   /** The oldest transaction id still in flight in this database, or the next one to start. */
   static final String HORIZON =
       "SELECT least(pg_snapshot_xmax(s), (SELECT min(x) FROM pg_snapshot_xip(s) x"

@@ -81,10 +81,7 @@ class PaymentFlowIT implements TestPropertyProvider {
     assertEquals("50.00", payment.get("fee_amount").decimalValue().toPlainString());
     assertTrue(payment.get("net_amount").isNull());
     assertTrue(
-        payment
-            .get("checkout_url")
-            .asText()
-            .endsWith("/checkout/" + payment.get("id").asText()),
+        payment.get("checkout_url").asText().endsWith("/checkout/" + payment.get("id").asText()),
         "card payments are paid on the hosted checkout page, which the gateway serves");
     List<String> fields = new ArrayList<>();
     payment.fieldNames().forEachRemaining(fields::add);

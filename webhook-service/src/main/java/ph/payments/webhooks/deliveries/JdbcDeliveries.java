@@ -9,6 +9,7 @@ import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -21,10 +22,11 @@ import ph.payments.webhooks.WebhookSettings;
 /**
  * Deliveries and their attempt log in PostgreSQL, over the caller's connection.
  *
- * <p><b>Claiming.</b> Due deliveries are claimed with {@code FOR UPDATE SKIP LOCKED}, so several
- * instances share the queue without waiting on each other, and leased: {@code next_attempt_at}
- * moves to the end of the lease and a random {@code lease_token} marks the claim. The attempt runs
- * outside any transaction; its result is recorded only under the same token. An instance that dies
+ * <p><b>Claiming.</b> Due deliveries are chosen by a plain read, then the chosen ones are claimed
+ * with {@code FOR UPDATE SKIP LOCKED}, so several instances share the queue without waiting on each
+ * other and no row is locked only to be passed over, and leased: {@code next_attempt_at} moves to
+ * the end of the lease and a random {@code lease_token} marks the claim. The attempt runs outside
+ * any transaction; its result is recorded only under the same token. An instance that dies
  * mid-attempt loses nothing: when the lease ends the delivery is due again and another claim runs
  * it (the receiver may then see the same {@code X-Service-Delivery} twice; it is at-least-once).
  */
@@ -173,11 +175,13 @@ public class JdbcDeliveries {
     List<Long> ids = new ArrayList<>();
     List<String> targets = new ArrayList<>();
     Map<String, Integer> taken = new HashMap<>();
+    // Candidates are read without locks: a FOR UPDATE here would lock (and write a WAL record for)
+    // every row read, most of them only to be passed over for targets at their limit.
     try (PreparedStatement select =
         connection.prepareStatement(
             "SELECT id, target FROM webhook_deliveries WHERE status = 'pending'"
                 + " AND next_attempt_at <= ? AND NOT (target = ANY (?))"
-                + " ORDER BY next_attempt_at, id LIMIT ? FOR UPDATE SKIP LOCKED")) {
+                + " ORDER BY next_attempt_at, id LIMIT ?")) {
       select.setTimestamp(1, Timestamp.from(now));
       select.setArray(2, connection.createArrayOf("text", busyTargets.toArray()));
       // Read further than the capacity, past deliveries of targets already at their limit.
@@ -197,20 +201,34 @@ public class JdbcDeliveries {
     if (ids.isEmpty()) {
       return List.of();
     }
+    // Then only the chosen rows are leased, each still due and unlocked: one that another instance
+    // claimed since (now leased into the future) or is claiming (locked) is left to it.
     long token = ThreadLocalRandom.current().nextLong();
-    Long[] chosen = ids.toArray(Long[]::new);
+    Map<Long, String> targetOf = new HashMap<>();
+    for (int i = 0; i < ids.size(); i++) {
+      targetOf.put(ids.get(i), targets.get(i));
+    }
+    List<Long> chosen = new ArrayList<>(ids.size());
     try (PreparedStatement lease =
         connection.prepareStatement(
-            "UPDATE webhook_deliveries SET next_attempt_at = ?, lease_token = ?"
-                + " WHERE id = ANY (?)")) {
+            "UPDATE webhook_deliveries SET next_attempt_at = ?, lease_token = ? WHERE id IN"
+                + " (SELECT id FROM webhook_deliveries WHERE id = ANY (?) AND status = 'pending'"
+                + " AND next_attempt_at <= ? ORDER BY id FOR UPDATE SKIP LOCKED) RETURNING id")) {
       lease.setTimestamp(1, Timestamp.from(now.plus(settings.lease())));
       lease.setLong(2, token);
-      lease.setArray(3, connection.createArrayOf("bigint", chosen));
-      lease.executeUpdate();
+      lease.setArray(3, connection.createArrayOf("bigint", ids.toArray(Long[]::new)));
+      lease.setTimestamp(4, Timestamp.from(now));
+      try (ResultSet rs = lease.executeQuery()) {
+        while (rs.next()) {
+          chosen.add(rs.getLong(1));
+        }
+      }
     }
-    List<Claim> claims = new ArrayList<>(ids.size());
-    for (int i = 0; i < chosen.length; i++) {
-      claims.add(new Claim(chosen[i], targets.get(i), token));
+    // In the order they were chosen (oldest due first).
+    chosen.sort(Comparator.comparingInt(ids::indexOf));
+    List<Claim> claims = new ArrayList<>(chosen.size());
+    for (long id : chosen) {
+      claims.add(new Claim(id, targetOf.get(id), token));
     }
     return claims;
   }

@@ -5,16 +5,16 @@ import io.micronaut.configuration.kafka.annotation.OffsetReset;
 import io.micronaut.configuration.kafka.annotation.OffsetStrategy;
 import io.micronaut.configuration.kafka.annotation.Topic;
 import io.micronaut.context.annotation.Requires;
-import java.time.Instant;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import ph.payments.platform.kafka.BatchApplier;
 import ph.payments.contracts.Envelope;
 import ph.payments.contracts.Topics;
 import ph.payments.ledger.events.application.ApplyEvent;
 import ph.payments.ledger.events.application.EventReader;
+import ph.payments.platform.kafka.BatchApplier;
 import ph.payments.platform.kafka.KafkaEnvelopes;
 import ph.payments.platform.tx.Transactions;
 
@@ -43,7 +43,8 @@ public class EventsListener {
 
   @Topic(Topics.EVENTS)
   public void receive(List<ConsumerRecord<String, byte[]>> records, Consumer<?, ?> consumer) {
-    applier.apply(records, consumer, (connection, record) -> events.apply(connection, read(record)));
+    applier.apply(
+        records, consumer, (connection, record) -> events.apply(connection, read(record)));
   }
 
   private static Envelope read(ConsumerRecord<String, byte[]> record) {
