@@ -119,11 +119,21 @@ public final class BatchApplier {
     return count;
   }
 
+  /**
+   * Commits without waiting for the broker: the effects are already committed in the database, so a
+   * lost or failed offset commit only means the records are delivered again (after a restart or a
+   * rebalance) and the inbox drops them. Waiting would hold the next poll for a broker round trip.
+   */
   private void commit(Consumer<?, ?> consumer, Map<TopicPartition, OffsetAndMetadata> offsets) {
     try {
-      consumer.commitSync(offsets);
+      consumer.commitAsync(
+          offsets,
+          (committed, failure) -> {
+            if (failure != null) {
+              log.warn("{}: committing offsets failed: {}", name, failure.toString());
+            }
+          });
     } catch (RuntimeException e) {
-      // The effects committed; a redelivery after a rebalance finds them in the inbox.
       log.warn("{}: committing offsets failed: {}", name, e.toString());
     }
   }

@@ -5,6 +5,10 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -112,10 +116,32 @@ public class DeliveryAttempts {
   }
 
   /**
-   * Reads what the claimed attempt needs, in the claiming transaction; empty when there is nothing
-   * to send (the delivery was just ended as failed, or is not this claim's any more).
+   * Reads what the claimed attempts need, in the claiming transaction; a claim with nothing to send
+   * (the delivery was just ended as failed, or is not this claim's any more) is left out. Each
+   * endpoint and its keys are read once for all its claims.
    */
-  public Optional<Prepared> prepare(Connection connection, JdbcDeliveries.Claim claim)
+  public List<Prepared> prepare(Connection connection, List<JdbcDeliveries.Claim> claims)
+      throws SQLException {
+    Map<String, Optional<JdbcWebhookEndpoints.Stored>> endpointsById = new HashMap<>();
+    Map<String, SigningKeys> keysByEndpoint = new HashMap<>();
+    List<Prepared> prepared = new ArrayList<>(claims.size());
+    for (JdbcDeliveries.Claim claim : claims) {
+      try {
+        prepare(connection, claim, endpointsById, keysByEndpoint).ifPresent(prepared::add);
+      } catch (RuntimeException e) {
+        // E.g. a secret that does not decrypt: this delivery waits for its lease to end and tries
+        // again; the others go ahead.
+        log.error("webhook delivery {} cannot be prepared: {}", claim.id(), e.toString());
+      }
+    }
+    return prepared;
+  }
+
+  private Optional<Prepared> prepare(
+      Connection connection,
+      JdbcDeliveries.Claim claim,
+      Map<String, Optional<JdbcWebhookEndpoints.Stored>> endpointsById,
+      Map<String, SigningKeys> keysByEndpoint)
       throws SQLException {
     Optional<JdbcDeliveries.Work> found = deliveries.work(connection, claim.id());
     if (found.isEmpty()) {
@@ -134,10 +160,13 @@ public class DeliveryAttempts {
               .orElseThrow(() -> new IllegalStateException("no account secret"));
       return Optional.of(new Prepared(claim, work, work.overrideUrl(), keys));
     }
+    Optional<JdbcWebhookEndpoints.Stored> endpoint = endpointsById.get(work.endpointId());
+    if (endpoint == null) {
+      endpoint = endpoints.findAny(connection, work.endpointId());
+      endpointsById.put(work.endpointId(), endpoint);
+    }
     JdbcWebhookEndpoints.Stored stored =
-        endpoints
-            .findAny(connection, work.endpointId())
-            .orElseThrow(() -> new IllegalStateException("no endpoint " + work.endpointId()));
+        endpoint.orElseThrow(() -> new IllegalStateException("no endpoint " + work.endpointId()));
     if (stored.deleted() || !stored.endpoint().enabled()) {
       deliveries.failClaimed(
           connection,
@@ -147,8 +176,11 @@ public class DeliveryAttempts {
           clock.instant());
       return Optional.empty();
     }
-    return Optional.of(
-        new Prepared(
-            claim, work, stored.endpoint().url(), endpoints.keys(connection, work.endpointId())));
+    SigningKeys keys = keysByEndpoint.get(work.endpointId());
+    if (keys == null) {
+      keys = endpoints.keys(connection, work.endpointId());
+      keysByEndpoint.put(work.endpointId(), keys);
+    }
+    return Optional.of(new Prepared(claim, work, stored.endpoint().url(), keys));
   }
 }

@@ -154,7 +154,9 @@ public class DeliveryScheduler {
         if (claimAndSubmit(free) > 0) {
           continue; // more may be due
         }
-        awaitSignal(nextWait());
+        // With attempts in flight, the next one to finish wakes us (and a retry due meanwhile waits
+        // at most a poll interval); only an idle scheduler asks when the next retry is due.
+        awaitSignal(inFlight() > 0 ? settings.pollInterval() : nextWait());
       } catch (RuntimeException e) {
         log.warn("webhook scheduler: {}; retrying", e.toString());
         awaitSignal(Duration.ofSeconds(1));
@@ -179,20 +181,10 @@ public class DeliveryScheduler {
     List<DeliveryAttempts.Prepared> batch =
         transactions.inTransaction(
             c -> {
-              List<DeliveryAttempts.Prepared> prepared = new ArrayList<>();
               List<JdbcDeliveries.Claim> claims =
                   deliveries.claim(c, now, free, busy, this::freeSlots);
               claimed[0] = claims.size();
-              for (JdbcDeliveries.Claim claim : claims) {
-                try {
-                  attempts.prepare(c, claim).ifPresent(prepared::add);
-                } catch (RuntimeException e) {
-                  // E.g. a secret that does not decrypt: this delivery waits for its lease to end
-                  // and tries again; the others go ahead.
-                  log.error("webhook delivery {} cannot be prepared: {}", claim.id(), e.toString());
-                }
-              }
-              return prepared;
+              return claims.isEmpty() ? List.of() : attempts.prepare(c, claims);
             });
     for (DeliveryAttempts.Prepared attempt : batch) {
       acquire(attempt.claim().target());
