@@ -44,7 +44,10 @@ public final class WebhookBench {
     Api api = new Api(args[0], args[1]);
     String paymentsJdbc = args[2];
     String webhooksJdbc = args[3];
-    double rate = Double.parseDouble(args[4]);
+    // One rate, or several separated by commas (a latency curve); the highest warms up.
+    double[] rates =
+        java.util.Arrays.stream(args[4].split(",")).mapToDouble(Double::parseDouble).toArray();
+    double rate = java.util.Arrays.stream(rates).max().orElseThrow();
     int seconds = Integer.parseInt(args[5]);
     double helperRate = Double.parseDouble(args[6]);
     int backlog = Integer.parseInt(args[7]);
@@ -77,17 +80,19 @@ public final class WebhookBench {
           "p90 ms",
           "p99 ms",
           "max ms");
-      Result direct = direct(writer, receiver, rate, seconds);
-      table.row(
-          "event log + outbox written as `EventLog.append` does, one event per transaction",
-          String.format(Locale.ROOT, "%.0f", rate),
-          String.format(Locale.ROOT, "%.0f", direct.achievedRate),
-          direct.events,
-          direct.delivered,
-          direct.latencies.p50(),
-          direct.latencies.p90(),
-          direct.latencies.p99(),
-          direct.latencies.max());
+      for (double each : rates) {
+        Result direct = direct(writer, receiver, each, seconds);
+        table.row(
+            "event log + outbox written as `EventLog.append` does, one event per transaction",
+            String.format(Locale.ROOT, "%.0f", each),
+            String.format(Locale.ROOT, "%.0f", direct.achievedRate),
+            direct.events,
+            direct.delivered,
+            direct.latencies.p50(),
+            direct.latencies.p90(),
+            direct.latencies.p99(),
+            direct.latencies.max());
+      }
       Result helpers =
           throughHelpers(api, keys, paymentsJdbc, merchant, receiver, helperRate, seconds);
       table.row(

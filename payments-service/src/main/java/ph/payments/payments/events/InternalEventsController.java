@@ -1,7 +1,5 @@
 package ph.payments.payments.events;
 
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpRequest;
 import io.micronaut.http.HttpResponse;
@@ -11,10 +9,11 @@ import io.micronaut.http.annotation.Get;
 import io.micronaut.http.annotation.QueryValue;
 import io.micronaut.scheduling.TaskExecutors;
 import io.micronaut.scheduling.annotation.ExecuteOn;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
 import ph.payments.platform.errors.ApiException;
 import ph.payments.platform.errors.ErrorCode;
 import ph.payments.platform.ids.IdType;
-import ph.payments.platform.json.Json;
 import ph.payments.platform.micronaut.InternalHeaders;
 import ph.payments.platform.tx.Transactions;
 
@@ -31,8 +30,12 @@ public class InternalEventsController {
     this.log = log;
   }
 
+  /**
+   * A page of the list, its events exactly as stored (the bytes their webhooks carry): the stored
+   * bodies are written into the list as they are, never parsed and written again.
+   */
   @Get
-  public ObjectNode list(
+  public HttpResponse<byte[]> list(
       HttpRequest<?> request,
       @Nullable @QueryValue Integer limit,
       @Nullable @QueryValue("starting_after") String startingAfter,
@@ -47,12 +50,21 @@ public class InternalEventsController {
             c ->
                 log.list(
                     c, scope.merchantId(), scope.environment(), type, startingAfter, pageSize));
-    ObjectNode list = Json.mapper().createObjectNode();
-    list.put("object", "list");
-    ArrayNode data = list.putArray("data");
-    page.events().forEach(body -> data.add(Json.tree(body)));
-    list.put("has_more", page.hasMore());
-    return list;
+    return HttpResponse.ok(listJson(page)).contentType(MediaType.APPLICATION_JSON_TYPE);
+  }
+
+  /** {@code {"object":"list","data":[…],"has_more":…}} around the stored bodies. */
+  static byte[] listJson(EventLog.Page page) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream(256 + 1024 * page.events().size());
+    out.writeBytes("{\"object\":\"list\",\"data\":[".getBytes(StandardCharsets.UTF_8));
+    for (int i = 0; i < page.events().size(); i++) {
+      if (i > 0) {
+        out.write(',');
+      }
+      out.writeBytes(page.events().get(i));
+    }
+    out.writeBytes(("],\"has_more\":" + page.hasMore() + "}").getBytes(StandardCharsets.UTF_8));
+    return out.toByteArray();
   }
 
   /** The stored event, byte for byte: exactly what its webhook carries. */

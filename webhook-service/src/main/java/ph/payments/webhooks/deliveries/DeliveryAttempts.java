@@ -124,10 +124,18 @@ public class DeliveryAttempts {
       throws SQLException {
     Map<String, Optional<JdbcWebhookEndpoints.Stored>> endpointsById = new HashMap<>();
     Map<String, SigningKeys> keysByEndpoint = new HashMap<>();
+    Map<Long, JdbcDeliveries.Work> works =
+        deliveries.works(connection, claims.stream().map(JdbcDeliveries.Claim::id).toList());
     List<Prepared> prepared = new ArrayList<>(claims.size());
     for (JdbcDeliveries.Claim claim : claims) {
       try {
-        prepare(connection, claim, endpointsById, keysByEndpoint).ifPresent(prepared::add);
+        prepare(
+                connection,
+                claim,
+                Optional.ofNullable(works.get(claim.id())),
+                endpointsById,
+                keysByEndpoint)
+            .ifPresent(prepared::add);
       } catch (RuntimeException e) {
         // E.g. a secret that does not decrypt: this delivery waits for its lease to end and tries
         // again; the others go ahead.
@@ -140,10 +148,10 @@ public class DeliveryAttempts {
   private Optional<Prepared> prepare(
       Connection connection,
       JdbcDeliveries.Claim claim,
+      Optional<JdbcDeliveries.Work> found,
       Map<String, Optional<JdbcWebhookEndpoints.Stored>> endpointsById,
       Map<String, SigningKeys> keysByEndpoint)
       throws SQLException {
-    Optional<JdbcDeliveries.Work> found = deliveries.work(connection, claim.id());
     if (found.isEmpty()) {
       return Optional.empty();
     }

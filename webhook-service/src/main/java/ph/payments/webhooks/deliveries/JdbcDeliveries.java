@@ -246,32 +246,35 @@ public class JdbcDeliveries {
       DeliveryStatus status,
       Long leaseToken) {}
 
-  public Optional<Work> work(Connection connection, long id) throws SQLException {
+  /** The work of several deliveries in one read, by delivery id (missing ones left out). */
+  public Map<Long, Work> works(Connection connection, List<Long> ids) throws SQLException {
+    Map<Long, Work> works = new HashMap<>();
     try (PreparedStatement select =
         connection.prepareStatement(
             "SELECT d.id, d.merchant_id, d.environment, d.endpoint_id, d.override_url, d.event_id,"
                 + " d.event_type, v.body, d.status, d.lease_token FROM webhook_deliveries d"
-                + " JOIN webhook_events v ON v.id = d.event_id WHERE d.id = ?")) {
-      select.setLong(1, id);
+                + " JOIN webhook_events v ON v.id = d.event_id WHERE d.id = ANY (?)")) {
+      select.setArray(1, connection.createArrayOf("bigint", ids.toArray(Long[]::new)));
       try (ResultSet rs = select.executeQuery()) {
-        if (!rs.next()) {
-          return Optional.empty();
+        while (rs.next()) {
+          long lease = rs.getLong("lease_token");
+          Work work =
+              new Work(
+                  rs.getLong("id"),
+                  rs.getString("merchant_id"),
+                  rs.getString("environment"),
+                  rs.getString("endpoint_id"),
+                  rs.getString("override_url"),
+                  rs.getString("event_id"),
+                  rs.getString("event_type"),
+                  rs.getBytes("body"),
+                  DeliveryStatus.fromWire(rs.getString("status")),
+                  rs.wasNull() ? null : lease);
+          works.put(work.id(), work);
         }
-        long lease = rs.getLong("lease_token");
-        return Optional.of(
-            new Work(
-                rs.getLong("id"),
-                rs.getString("merchant_id"),
-                rs.getString("environment"),
-                rs.getString("endpoint_id"),
-                rs.getString("override_url"),
-                rs.getString("event_id"),
-                rs.getString("event_type"),
-                rs.getBytes("body"),
-                DeliveryStatus.fromWire(rs.getString("status")),
-                rs.wasNull() ? null : lease));
       }
     }
+    return works;
   }
 
   /** What became of a delivery after an attempt was recorded. */
@@ -295,6 +298,13 @@ public class JdbcDeliveries {
       Instant now)
       throws SQLException {
     Transactions.requireTransaction(connection);
+    if (outcome.succeeded()) {
+      Optional<Recorded> succeeded =
+          recordSuccessUnderClaim(connection, id, leaseToken, url, attemptedAt, outcome, now);
+      if (succeeded.isPresent()) {
+        return succeeded.get();
+      }
+    }
     DeliveryStatus status;
     int attempts;
     int retriesUsed;
@@ -440,6 +450,49 @@ public class JdbcDeliveries {
       rs.next();
       Timestamp due = rs.getTimestamp(1);
       return due == null ? Optional.empty() : Optional.of(due.toInstant());
+    }
+  }
+
+  /**
+   * The common case in one statement: a successful attempt whose claim is still current ends the
+   * delivery as succeeded and is logged. Empty when the claim is not current (replayed, deleted or
+   * re-claimed meanwhile); {@link #record} then takes the general path.
+   */
+  private static Optional<Recorded> recordSuccessUnderClaim(
+      Connection connection,
+      long id,
+      long leaseToken,
+      String url,
+      Instant attemptedAt,
+      AttemptOutcome outcome,
+      Instant now)
+      throws SQLException {
+    try (PreparedStatement succeed =
+        connection.prepareStatement(
+            "WITH ended AS (UPDATE webhook_deliveries SET status = 'succeeded',"
+                + " attempt_count = attempt_count + 1, next_attempt_at = NULL, lease_token = NULL,"
+                + " last_status_code = ?, last_error = NULL, last_attempt_at = ?, completed_at = ?"
+                + " WHERE id = ? AND status = 'pending' AND lease_token = ?"
+                + " RETURNING id, attempt_count)"
+                + " INSERT INTO webhook_attempts (delivery_id, attempt_number, attempted_at, url,"
+                + " status_code, latency_ms, error, response_snippet)"
+                + " SELECT id, attempt_count, ?, ?, ?, ?, NULL, ? FROM ended"
+                + " RETURNING attempt_number")) {
+      succeed.setInt(1, outcome.statusCode());
+      succeed.setTimestamp(2, Timestamp.from(attemptedAt));
+      succeed.setTimestamp(3, Timestamp.from(now));
+      succeed.setLong(4, id);
+      succeed.setLong(5, leaseToken);
+      succeed.setTimestamp(6, Timestamp.from(attemptedAt));
+      succeed.setString(7, url);
+      succeed.setInt(8, outcome.statusCode());
+      succeed.setInt(9, (int) Math.min(Integer.MAX_VALUE, outcome.latencyMillis()));
+      succeed.setString(10, outcome.responseSnippet());
+      try (ResultSet rs = succeed.executeQuery()) {
+        return rs.next()
+            ? Optional.of(new Recorded(DeliveryStatus.SUCCEEDED, rs.getInt(1), null, true))
+            : Optional.empty();
+      }
     }
   }
 
