@@ -9,6 +9,9 @@ import java.util.Arrays;
  * {@code t} counts from {@code t} until just before {@code t + WINDOW_MILLIS}, so every half-open
  * interval of 60 seconds holds at most {@code limit} admitted requests, wherever it starts.
  *
+ * <p>This is the rule's reference: the gateway decides in PostgreSQL ({@link RateLimiter}, a ring
+ * of admission times), and {@code RateLimiterModelIT} holds those decisions to this class's.
+ *
  * <p>Times come from the gateway replicas' clocks. A time later than {@code now} (a replica whose
  * clock is ahead) keeps counting until it has left the window, which errs on the strict side.
  */

@@ -1,0 +1,177 @@
+package ph.payments.gateway.ratelimit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.flywaydb.core.Flyway;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import ph.payments.testkit.TestDatabase;
+
+/**
+ * {@code rate_limit_admit} (the ring of migration V5) against {@link SlidingWindowLog}, the rule in
+ * plain Java: the same stream of requests gets the same decisions and the same header values from
+ * both, whatever the timing and however the key's limit changes on the way.
+ */
+class RateLimiterModelIT {
+
+  private static final long W = SlidingWindowLog.WINDOW_MILLIS;
+
+  private TestDatabase database;
+
+  @BeforeEach
+  void createDatabase() {
+    database = TestDatabase.create("RateLimiterModelIT");
+  }
+
+  @AfterEach
+  void dropDatabase() {
+    database.close();
+  }
+
+  private void migrate(String target) {
+    Flyway.configure()
+        .dataSource(database.dataSource())
+        .locations("classpath:db/platform", "classpath:db/migration")
+        .target(target)
+        .load()
+        .migrate();
+  }
+
+  @Test
+  void randomStreamsOfRequestsAndLimitChangesAreDecidedAsTheModelDecides() throws SQLException {
+    migrate("latest");
+    SplittableRandom random = new SplittableRandom(20261124L);
+    Map<String, SlidingWindowLog> model = new HashMap<>();
+    Map<String, Integer> limits = new HashMap<>();
+    List<String> keys = List.of("key_a", "key_b", "key_c");
+    long now = 1_800_000_000_000L;
+    int admitted = 0;
+    int refused = 0;
+    try (Connection connection = database.dataSource().getConnection()) {
+      for (int step = 0; step < 6_000; step++) {
+        now += advance(random);
+        String key = keys.get(random.nextInt(keys.size()));
+        int limit = limits.computeIfAbsent(key, k -> 1 + random.nextInt(30));
+        if (random.nextInt(100) == 0) {
+          limit = 1 + random.nextInt(30); // the operator raises or lowers it
+          limits.put(key, limit);
+        }
+        SlidingWindowLog log =
+            SlidingWindowLog.of(
+                model.getOrDefault(key, SlidingWindowLog.empty()).admittedAtMillis(), now);
+        RateLimitDecision expected = log.decide(now, limit);
+        RateLimitDecision actual = RateLimiter.admit(connection, key, now, limit);
+        assertEquals(expected, actual, "step " + step + ", " + key + " at " + now);
+        if (expected instanceof RateLimitDecision.Admitted) {
+          model.put(key, log.admit(now));
+          admitted++;
+        } else {
+          refused++;
+        }
+      }
+    }
+    // The stream must have exercised both answers plenty, or the comparison proves little.
+    assertEquals(true, admitted > 1_000 && refused > 1_000, admitted + " / " + refused);
+  }
+
+  /** Mostly bursts a few ms apart, now and then a pause of seconds or past the whole window. */
+  private static long advance(SplittableRandom random) {
+    int roll = random.nextInt(100);
+    if (roll < 60) {
+      return random.nextInt(5);
+    }
+    if (roll < 95) {
+      return random.nextInt(4_000);
+    }
+    return W - 1_000 + random.nextInt(3_000);
+  }
+
+  @Test
+  void concurrentRequestsOfOneKeyAdmitExactlyTheLimit() throws Exception {
+    migrate("latest");
+    int limit = 25;
+    int threads = 8;
+    int perThread = 10;
+    long now = 1_800_000_000_000L;
+    CountDownLatch start = new CountDownLatch(1);
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    try {
+      List<Future<Integer>> results = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        Callable<Integer> client =
+            () -> {
+              int mine = 0;
+              try (Connection connection = database.dataSource().getConnection()) {
+                start.await();
+                for (int i = 0; i < perThread; i++) {
+                  if (RateLimiter.admit(connection, "key_hot", now + i, limit)
+                      instanceof RateLimitDecision.Admitted) {
+                    mine++;
+                  }
+                }
+              }
+              return mine;
+            };
+        results.add(pool.submit(client));
+      }
+      start.countDown();
+      int total = 0;
+      for (Future<Integer> result : results) {
+        total += result.get();
+      }
+      assertEquals(limit, total, "80 requests at once, within one window");
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  @Test
+  void aLogInForceWhenTheRingArrivesKeepsCounting() throws SQLException {
+    migrate("4");
+    long t0 = 1_800_000_000_000L;
+    try (Connection connection = database.dataSource().getConnection();
+        PreparedStatement insert =
+            connection.prepareStatement(
+                "INSERT INTO rate_limits (api_key_id, admitted_at, last_admitted_millis)"
+                    + " VALUES (?, ?, ?)")) {
+      Long[] times = new Long[5];
+      for (int i = 0; i < times.length; i++) {
+        times[i] = t0 + i * 1_000L;
+      }
+      insert.setString(1, "key_old");
+      insert.setArray(2, connection.createArrayOf("bigint", times));
+      insert.setLong(3, times[4]);
+      insert.executeUpdate();
+    }
+    migrate("latest");
+    try (Connection connection = database.dataSource().getConnection()) {
+      long now = t0 + 10_000;
+      assertEquals(
+          new RateLimitDecision.Admitted(6, 0, t0 + W),
+          RateLimiter.admit(connection, "key_old", now, 6),
+          "five carried over, the sixth admitted");
+      RateLimitDecision full = RateLimiter.admit(connection, "key_old", now, 6);
+      assertInstanceOf(RateLimitDecision.Refused.class, full);
+      assertEquals(new RateLimitDecision.Refused(6, t0 + W, W - 10_000), full);
+      assertInstanceOf(
+          RateLimitDecision.Admitted.class,
+          RateLimiter.admit(connection, "key_old", t0 + W, 6),
+          "the first carried-over time has left the window");
+    }
+  }
+}
