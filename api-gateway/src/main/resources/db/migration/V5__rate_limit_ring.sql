@@ -37,7 +37,11 @@ FROM rate_limits r, unnest(r.admitted_at) WITH ORDINALITY AS t(at, ord);
 UPDATE rate_limits
 SET ring_size = cardinality(admitted_at), next_slot = 0, live = cardinality(admitted_at);
 
-ALTER TABLE rate_limits DROP COLUMN admitted_at;
+-- Expand, not contract: gateways still on the old code during a rolling upgrade keep deciding on
+-- their array (a key whose requests reach both kinds may get up to twice its limit in that minute,
+-- never an error). Nothing reads the column any more; a later migration drops it, once no gateway
+-- older than this one can be running.
+ALTER TABLE rate_limits ALTER COLUMN admitted_at SET DEFAULT '{}';
 
 -- One request of p_key at p_now (epoch ms, the gateway's clock) against p_limit per p_window ms.
 -- Decides under the key's row lock, so every gateway replica's requests of one key are decided one

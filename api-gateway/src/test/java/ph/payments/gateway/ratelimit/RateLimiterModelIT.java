@@ -174,4 +174,52 @@ class RateLimiterModelIT {
           "the first carried-over time has left the window");
     }
   }
+
+  /** The admission statement of the release before the ring (951781a), word for word. */
+  private static final String PREVIOUS_RELEASE_ADMIT =
+      "INSERT INTO rate_limits AS r (api_key_id, admitted_at, last_admitted_millis)"
+          + " SELECT ?, ARRAY[?::bigint], ?"
+          + " FROM (SELECT set_config('synchronous_commit', 'off', true)) AS relaxed"
+          + " ON CONFLICT (api_key_id) DO UPDATE"
+          + " SET admitted_at = ARRAY(SELECT t FROM unnest(r.admitted_at || excluded.admitted_at) t"
+          + "   WHERE excluded.last_admitted_millis - t < ? ORDER BY t),"
+          + " last_admitted_millis = excluded.last_admitted_millis"
+          + " WHERE (SELECT count(*) FROM unnest(r.admitted_at) t"
+          + "   WHERE excluded.last_admitted_millis - t < ?) < ?"
+          + " RETURNING r.admitted_at";
+
+  @Test
+  void gatewaysOfThePreviousReleaseGoOnDecidingDuringARollingUpgrade() throws SQLException {
+    migrate("latest");
+    long now = 1_800_000_000_000L;
+    try (Connection connection = database.dataSource().getConnection()) {
+      for (int i = 0; i < 4; i++) {
+        assertEquals(true, previousReleaseAdmits(connection, "key_mixed", now + i, 3) == (i < 3));
+      }
+      // The ring beside it, on the same row and on a new one.
+      assertInstanceOf(
+          RateLimitDecision.Admitted.class, RateLimiter.admit(connection, "key_mixed", now, 3));
+      assertInstanceOf(
+          RateLimitDecision.Admitted.class, RateLimiter.admit(connection, "key_new", now, 3));
+      assertEquals(
+          true,
+          previousReleaseAdmits(connection, "key_new", now, 3),
+          "a row the ring created is usable by the previous release too");
+    }
+  }
+
+  private static boolean previousReleaseAdmits(
+      Connection connection, String key, long now, int limit) throws SQLException {
+    try (PreparedStatement upsert = connection.prepareStatement(PREVIOUS_RELEASE_ADMIT)) {
+      upsert.setString(1, key);
+      upsert.setLong(2, now);
+      upsert.setLong(3, now);
+      upsert.setLong(4, W);
+      upsert.setLong(5, W);
+      upsert.setLong(6, limit);
+      try (java.sql.ResultSet rs = upsert.executeQuery()) {
+        return rs.next();
+      }
+    }
+  }
 }
