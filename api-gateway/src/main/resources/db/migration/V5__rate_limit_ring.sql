@@ -62,6 +62,7 @@ DECLARE
   v_live int;
   v_at   bigint;
   v_kept bigint[];
+  -- Slot positions are (v_next - k + v_size) % v_size with 0 <= k <= v_size: never negative.
 BEGIN
   -- Losing the last few milliseconds of admissions in a crash of PostgreSQL lets that many more
   -- requests in, never money; so the commit does not wait for the WAL flush.
@@ -80,14 +81,14 @@ BEGIN
   -- idle for a minute) they all have, and none is read one by one.
   IF v_live > 0 THEN
     SELECT admitted_at INTO v_at FROM rate_limit_slots
-    WHERE api_key_id = p_key AND slot = ((v_next - 1) % v_size + v_size) % v_size;
+    WHERE api_key_id = p_key AND slot = (v_next - 1 + v_size) % v_size;
     IF p_now - v_at >= p_window THEN
       v_live := 0;
     END IF;
   END IF;
   WHILE v_live > 0 LOOP
     SELECT admitted_at INTO v_at FROM rate_limit_slots
-    WHERE api_key_id = p_key AND slot = ((v_next - v_live) % v_size + v_size) % v_size;
+    WHERE api_key_id = p_key AND slot = (v_next - v_live + v_size) % v_size;
     EXIT WHEN p_now - v_at < p_window;
     v_live := v_live - 1;
   END LOOP;
@@ -98,11 +99,9 @@ BEGIN
     admitted := false;
     remaining := 0;
     SELECT admitted_at + p_window INTO reset_millis FROM rate_limit_slots
-    WHERE api_key_id = p_key AND slot = ((v_next - v_live) % v_size + v_size) % v_size;
+    WHERE api_key_id = p_key AND slot = (v_next - v_live + v_size) % v_size;
     SELECT greatest(1, admitted_at + p_window - p_now) INTO retry_after_millis
-    FROM rate_limit_slots
-    WHERE api_key_id = p_key
-      AND slot = ((v_next - v_live + (v_live - p_limit)) % v_size + v_size) % v_size;
+    FROM rate_limit_slots WHERE api_key_id = p_key AND slot = (v_next - p_limit + v_size) % v_size;
     RETURN;
   END IF;
 
@@ -110,9 +109,9 @@ BEGIN
     -- A first request, or a raised limit: the live entries, oldest first, from slot 0 of a ring
     -- of p_limit slots.
     IF v_live > 0 THEN
-      SELECT array_agg(admitted_at ORDER BY ((slot - v_next + v_live) % v_size + v_size) % v_size)
+      SELECT array_agg(admitted_at ORDER BY (slot - v_next + v_live + v_size) % v_size)
       INTO v_kept FROM rate_limit_slots
-      WHERE api_key_id = p_key AND ((slot - v_next + v_live) % v_size + v_size) % v_size < v_live;
+      WHERE api_key_id = p_key AND (slot - v_next + v_live + v_size) % v_size < v_live;
     END IF;
     DELETE FROM rate_limit_slots WHERE api_key_id = p_key;
     IF v_live > 0 THEN
@@ -134,7 +133,7 @@ BEGIN
   admitted := true;
   remaining := p_limit - v_live;
   SELECT least(admitted_at, p_now) + p_window INTO reset_millis FROM rate_limit_slots
-  WHERE api_key_id = p_key AND slot = ((v_next - v_live) % v_size + v_size) % v_size;
+  WHERE api_key_id = p_key AND slot = (v_next - v_live + v_size) % v_size;
   retry_after_millis := 0;
 END
 $$;
