@@ -258,6 +258,46 @@ class BatchApplierIT {
     assertEquals(parkedBefore, (long) inTx(parked::unresolved), "nothing parked");
   }
 
+  /**
+   * The database ends the record's session (57P01, as a restart or an operator does) more often
+   * than max-attempts while parking itself would succeed: such failures are not the record's and
+   * never count, so it applies once the trouble stops instead of being parked.
+   */
+  @Test
+  void sessionsEndedUnderARecordNeverCountTowardsParkingIt() throws Exception {
+    String topic = Fixtures.uniqueTopic("ended");
+    TestKafka.createTopics(1, topic);
+    Envelope envelope =
+        new Envelope(
+            IdType.MESSAGE.generate(), "test.ended", "k", java.time.Instant.now(), bytes("e"));
+    send(topic, List.of(envelope));
+    ParkedMessages parked = new ParkedMessages(Clock.systemUTC());
+    BatchApplier applier =
+        new BatchApplier(
+            "ended-it",
+            transactions,
+            new BatchApplier.Settings(Duration.ofMillis(20), 2),
+            parked,
+            Parkers.inbox(inbox, "ended-it"),
+            Clock.systemUTC());
+    AtomicInteger ended = new AtomicInteger();
+    BatchApplier.RecordWork recording = recording("ended-it", null, new AtomicInteger());
+    BatchApplier.RecordWork work =
+        (connection, record) -> {
+          if (ended.incrementAndGet() <= 8) {
+            connection.createStatement().execute("SELECT pg_terminate_backend(pg_backend_pid())");
+          }
+          recording.apply(connection, record);
+        };
+    long parkedBefore = inTx(parked::unresolved);
+    try (KafkaConsumer<String, byte[]> consumer = consumer(topic)) {
+      pollUntil(consumer, applier, work, () -> applied(topic).size() >= 1, Duration.ofSeconds(30));
+    }
+    assertTrue(ended.get() > 8, "the session was ended under the record " + ended.get() + " times");
+    assertEquals(1, applied(topic).size(), "applied once the sessions lived");
+    assertEquals(parkedBefore, (long) inTx(parked::unresolved), "nothing parked");
+  }
+
   private BatchApplier.RecordWork recording(
       String consumerName, String poison, AtomicInteger poisonAttempts) {
     return (connection, record) -> {
