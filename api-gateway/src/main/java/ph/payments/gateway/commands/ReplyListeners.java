@@ -6,7 +6,6 @@ import io.micronaut.configuration.kafka.annotation.OffsetStrategy;
 import io.micronaut.configuration.kafka.annotation.Topic;
 import jakarta.inject.Singleton;
 import java.time.Clock;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,6 +18,8 @@ import ph.payments.platform.inbox.IdempotentConsumer;
 import ph.payments.platform.json.Json;
 import ph.payments.platform.kafka.BatchApplier;
 import ph.payments.platform.kafka.KafkaEnvelopes;
+import ph.payments.platform.kafka.ParkedMessages;
+import ph.payments.platform.kafka.Parkers;
 import ph.payments.platform.tx.Transactions;
 
 /**
@@ -48,8 +49,20 @@ final class ReplyListeners {
         IdempotentConsumer inbox,
         CommandBus bus,
         Clock clock,
-        List<ReplyHook> hooks) {
-      this.applier = new BatchApplier("command replies", transactions, Duration.ofSeconds(1));
+        List<ReplyHook> hooks,
+        BatchApplier.Settings settings,
+        ParkedMessages parked) {
+      // A reply that keeps failing to record is parked (no reply to a reply): its command keeps
+      // no reply in the log and its idempotency record stays in progress until it expires; the
+      // waiting request is still woken by the Waker below. The operator sees it in the list.
+      this.applier =
+          new BatchApplier(
+              "command replies",
+              transactions,
+              settings,
+              parked,
+              Parkers.inbox(inbox, "api-gateway.replies"),
+              clock);
       this.inbox = inbox;
       this.bus = bus;
       this.clock = clock;

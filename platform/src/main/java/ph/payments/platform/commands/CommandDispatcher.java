@@ -6,6 +6,7 @@ import java.util.Collection;
 import java.util.Map;
 import java.util.function.Function;
 import java.util.stream.Collectors;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import ph.payments.contracts.Envelope;
 import ph.payments.contracts.Topics;
 import ph.payments.contracts.commands.Command;
@@ -15,6 +16,7 @@ import ph.payments.platform.errors.ErrorCode;
 import ph.payments.platform.errors.ErrorEnvelope;
 import ph.payments.platform.inbox.IdempotentConsumer;
 import ph.payments.platform.json.Json;
+import ph.payments.platform.kafka.KafkaEnvelopes;
 import ph.payments.platform.outbox.OutboxMessage;
 import ph.payments.platform.outbox.OutboxWriter;
 
@@ -63,6 +65,47 @@ public final class CommandDispatcher {
                   CommandTypes.REPLY,
                   Json.toBytes(reply)));
           return reply;
+        });
+  }
+
+  /** What the merchant is told about a command that was parked: it was not applied. */
+  public static final String PARKED_MESSAGE =
+      "The request was not applied: processing it failed repeatedly, and it was set aside for the"
+          + " operator. Nothing was changed.";
+
+  /**
+   * Parks a command that keeps failing ({@code BatchApplier}): records it in the inbox, so a
+   * redelivery does nothing, and replies 500 {@code internal_error} saying it was not applied, so
+   * the gateway's waiting request and idempotency record complete. A command that cannot even be
+   * read has no command id to answer; it is parked without a reply.
+   *
+   * @return true when the rejection reply was written
+   */
+  public boolean park(Connection connection, ConsumerRecord<String, byte[]> record)
+      throws SQLException {
+    Command command;
+    try {
+      command = Json.fromBytes(KafkaEnvelopes.fromRecord(record).payload(), Command.class);
+    } catch (RuntimeException unreadable) {
+      return false;
+    }
+    if (command == null || command.commandId() == null) {
+      return false;
+    }
+    return inbox.apply(
+        connection,
+        consumerName,
+        command.commandId(),
+        tx -> {
+          outbox.append(
+              tx,
+              OutboxMessage.of(
+                  Topics.COMMAND_REPLIES,
+                  command.commandId(),
+                  CommandTypes.REPLY,
+                  Json.toBytes(
+                      CommandReplies.rejected(command, ErrorCode.INTERNAL_ERROR, PARKED_MESSAGE))));
+          return null;
         });
   }
 

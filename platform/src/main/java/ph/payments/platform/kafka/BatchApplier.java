@@ -2,11 +2,15 @@ package ph.payments.platform.kafka;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -27,6 +31,15 @@ import ph.payments.platform.tx.Transactions;
  * retryDelay}, while what did apply keeps its committed offset. The effects must be idempotent per
  * record (the inbox): a crash between the database commit and the offset commit redelivers records
  * that already applied.
+ *
+ * <p><b>Parking.</b> With {@link Settings#maxAttempts()} above zero, a record that fails on its own
+ * that many times in a row is parked instead of blocking its partition forever: in one transaction
+ * the consumer's {@link Parker} records it as consumed (its inbox row, so a redelivery does
+ * nothing) and sends whatever answer it owes (a command's rejection reply), and the record is kept
+ * whole in {@code parked_messages}; then the partition moves on. A failure of the infrastructure
+ * ({@link InfrastructureFailures}: the database away, a deadlock, a serialization failure) is never
+ * counted, so an outage parks nothing: those records wait and are retried as before. Parking logs
+ * an ERROR with the marker {@value #PARKED_MARKER}.
  */
 public final class BatchApplier {
 
@@ -36,16 +49,77 @@ public final class BatchApplier {
     void apply(Connection connection, ConsumerRecord<String, byte[]> record) throws SQLException;
   }
 
+  /**
+   * What a consumer does, in the parking transaction, for a record it gives up on: record it in its
+   * inbox and send the answer it owes, if any.
+   */
+  @FunctionalInterface
+  public interface Parker {
+    /**
+     * @return true when a reply went out (the record's sender has its answer)
+     */
+    boolean park(Connection connection, ConsumerRecord<String, byte[]> record, String reason)
+        throws SQLException;
+  }
+
+  /**
+   * @param retryDelay pause before a failing record is tried again
+   * @param maxAttempts failures of a record (infrastructure failures not counted) after which it is
+   *     parked; 0 never parks
+   */
+  public record Settings(Duration retryDelay, int maxAttempts) {
+    public Settings {
+      Objects.requireNonNull(retryDelay);
+      if (maxAttempts < 0) {
+        throw new IllegalArgumentException("maxAttempts must not be negative");
+      }
+    }
+  }
+
+  /** The marker of the ERROR line logged when a record is parked; alerting matches on it. */
+  public static final String PARKED_MARKER = "PARKED_MESSAGE";
+
   private static final Logger log = LoggerFactory.getLogger(BatchApplier.class);
 
   private final String name;
   private final Transactions transactions;
   private final Duration retryDelay;
+  private final int maxAttempts;
+  private final ParkedMessages parked;
+  private final Parker parker;
+  private final Clock clock;
 
+  /** The failing record of each partition (one consumer thread per partition at a time). */
+  private final Map<TopicPartition, Failing> failing = new ConcurrentHashMap<>();
+
+  /** An applier that never parks: a failing record is retried until it applies. */
   public BatchApplier(String name, Transactions transactions, Duration retryDelay) {
+    this(name, transactions, new Settings(retryDelay, 0), null, null, Clock.systemUTC());
+  }
+
+  /**
+   * @param name the consumer's name; parked rows carry it
+   * @param parked where parked records are kept
+   * @param parker the consumer's part of parking
+   */
+  public BatchApplier(
+      String name,
+      Transactions transactions,
+      Settings settings,
+      ParkedMessages parked,
+      Parker parker,
+      Clock clock) {
     this.name = name;
     this.transactions = transactions;
-    this.retryDelay = retryDelay;
+    this.retryDelay = settings.retryDelay();
+    this.maxAttempts = settings.maxAttempts();
+    this.parked = parked;
+    this.parker = parker;
+    this.clock = clock;
+    if (maxAttempts > 0) {
+      Objects.requireNonNull(parked, "parked");
+      Objects.requireNonNull(parker, "parker");
+    }
   }
 
   /**
@@ -75,7 +149,11 @@ public final class BatchApplier {
           batchFailed.toString());
       return applyOneByOne(records, consumer, work);
     }
-    commit(consumer, nextOffsets(records));
+    Map<TopicPartition, OffsetAndMetadata> offsets = nextOffsets(records);
+    if (!failing.isEmpty()) {
+      failing.keySet().removeAll(offsets.keySet());
+    }
+    commit(consumer, offsets);
     return records.size();
   }
 
@@ -96,8 +174,14 @@ public final class BatchApplier {
               return null;
             });
         applied.put(partition, new OffsetAndMetadata(record.offset() + 1));
+        failing.remove(partition);
         count++;
       } catch (RuntimeException failed) {
+        if (countAndMaybePark(partition, record, failed)) {
+          applied.put(partition, new OffsetAndMetadata(record.offset() + 1));
+          count++;
+          continue; // parked: the records behind it go on
+        }
         log.warn(
             "{}: record {}-{}@{} failed, retrying in {}: {}",
             name,
@@ -118,6 +202,72 @@ public final class BatchApplier {
     }
     return count;
   }
+
+  /**
+   * Counts a failure of {@code record} (unless the infrastructure failed) and parks the record once
+   * it failed {@link #maxAttempts} times.
+   *
+   * @return true when the record is parked now
+   */
+  private boolean countAndMaybePark(
+      TopicPartition partition, ConsumerRecord<String, byte[]> record, RuntimeException failed) {
+    if (maxAttempts == 0 || InfrastructureFailures.isInfrastructure(failed)) {
+      return false;
+    }
+    Instant now = clock.instant();
+    Failing counted =
+        failing.compute(
+            partition,
+            (p, previous) ->
+                previous == null || previous.offset() != record.offset()
+                    ? new Failing(record.offset(), 1, now, now, failed.toString())
+                    : new Failing(
+                        record.offset(),
+                        previous.attempts() + 1,
+                        previous.first(),
+                        now,
+                        failed.toString()));
+    if (counted.attempts() < maxAttempts) {
+      return false;
+    }
+    ParkedMessages.Failure failure =
+        new ParkedMessages.Failure(
+            counted.attempts(), counted.first(), counted.last(), counted.lastError());
+    String reason = "failed " + counted.attempts() + " times, last: " + counted.lastError();
+    try {
+      String id =
+          transactions.inTransaction(
+              connection -> {
+                boolean replied = parker.park(connection, record, reason);
+                return parked.park(connection, name, record, failure, replied).orElse("(again)");
+              });
+      failing.remove(partition);
+      log.error(
+          "{} {}: record {}-{}@{} (key {}) {} and is parked as {}",
+          PARKED_MARKER,
+          name,
+          record.topic(),
+          record.partition(),
+          record.offset(),
+          record.key(),
+          reason,
+          id);
+      return true;
+    } catch (RuntimeException parkingFailed) {
+      // Parking is a database write like any other: if it fails, the record waits and is retried.
+      log.warn(
+          "{}: parking record {}-{}@{} failed: {}",
+          name,
+          record.topic(),
+          record.partition(),
+          record.offset(),
+          parkingFailed.toString());
+      return false;
+    }
+  }
+
+  private record Failing(
+      long offset, int attempts, Instant first, Instant last, String lastError) {}
 
   /**
    * Commits without waiting for the broker: the effects are already committed in the database, so a

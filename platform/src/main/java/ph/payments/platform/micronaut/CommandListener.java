@@ -5,20 +5,24 @@ import io.micronaut.configuration.kafka.annotation.OffsetReset;
 import io.micronaut.configuration.kafka.annotation.OffsetStrategy;
 import io.micronaut.configuration.kafka.annotation.Topic;
 import io.micronaut.context.annotation.Requires;
-import java.time.Duration;
+import java.time.Clock;
 import java.util.List;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import ph.payments.platform.commands.CommandDispatcher;
 import ph.payments.platform.kafka.BatchApplier;
 import ph.payments.platform.kafka.KafkaEnvelopes;
+import ph.payments.platform.kafka.ParkedMessages;
 import ph.payments.platform.tx.Transactions;
 
 /**
  * Consumes the service's command topic ({@code commands.topic}) with {@code commands.threads}
  * consumers (one per partition at most). Each poll is applied in one transaction and its offsets
  * committed after it; a failure is retried on the same record (never skipped: a command is money),
- * and the inbox makes the retry harmless. See {@link BatchApplier}.
+ * and the inbox makes the retry harmless. A command that fails on its own {@code
+ * consumers.max-attempts} times is parked with a 500 {@code internal_error} reply saying it was not
+ * applied ({@link CommandDispatcher#park}), so it cannot block the commands behind it. See {@link
+ * BatchApplier}.
  */
 @Requires(property = "commands.topic")
 @KafkaListener(
@@ -32,9 +36,21 @@ public class CommandListener {
   private final CommandDispatcher dispatcher;
   private final BatchApplier applier;
 
-  public CommandListener(CommandDispatcher dispatcher, Transactions transactions) {
+  public CommandListener(
+      CommandDispatcher dispatcher,
+      Transactions transactions,
+      BatchApplier.Settings settings,
+      ParkedMessages parked,
+      Clock clock) {
     this.dispatcher = dispatcher;
-    this.applier = new BatchApplier("commands", transactions, Duration.ofSeconds(1));
+    this.applier =
+        new BatchApplier(
+            "commands",
+            transactions,
+            settings,
+            parked,
+            (connection, record, reason) -> dispatcher.park(connection, record),
+            clock);
   }
 
   @Topic("${commands.topic}")

@@ -19,7 +19,9 @@ import ph.payments.platform.commands.CommandDispatcher;
 import ph.payments.platform.commands.CommandHandler;
 import ph.payments.platform.commands.SystemPingHandler;
 import ph.payments.platform.inbox.IdempotentConsumer;
+import ph.payments.platform.kafka.BatchApplier;
 import ph.payments.platform.kafka.KafkaSettings;
+import ph.payments.platform.kafka.ParkedMessages;
 import ph.payments.platform.outbox.OutboxActivity;
 import ph.payments.platform.outbox.OutboxRelay;
 import ph.payments.platform.outbox.OutboxWriter;
@@ -61,6 +63,24 @@ public class PlatformFactory {
     return OutboxRelay.Settings.defaults(serviceName)
         .withSweepInterval(sweepInterval)
         .withPurgeAfter(purgeAfter);
+  }
+
+  /**
+   * How every {@code BatchApplier} consumer retries a failing record and when it parks it: {@code
+   * consumers.retry-delay} (1 s) between attempts, parked after {@code consumers.max-attempts} (5)
+   * failures of the record itself, about five seconds, well inside the gateway's reply timeout (10
+   * s), so the merchant's request gets the rejection rather than a timeout. 0 never parks.
+   */
+  @Singleton
+  BatchApplier.Settings consumerSettings(
+      @Value("${consumers.retry-delay:1s}") Duration retryDelay,
+      @Value("${consumers.max-attempts:5}") int maxAttempts) {
+    return new BatchApplier.Settings(retryDelay, maxAttempts);
+  }
+
+  @Singleton
+  ParkedMessages parkedMessages(Clock clock) {
+    return new ParkedMessages(clock);
   }
 
   @Singleton

@@ -10,11 +10,13 @@ import java.sql.Timestamp;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
@@ -52,9 +54,10 @@ import ph.payments.platform.kafka.KafkaEnvelopes;
  * the row pending with its attempt count and last error. Published rows are purged after {@link
  * Settings#purgeAfter()}.
  *
- * <p><b>Order.</b> Rows are sent in id order through an idempotent producer with at most five
- * requests in flight, which keeps per-partition order; writers of one key (one aggregate) are
- * serialised by the aggregate's row lock, so id order is commit order for that key.
+ * <p><b>Order.</b> Rows are sent in id order through an idempotent producer, and per key a row goes
+ * out only after Kafka acknowledged the one before it; after a failure nothing more of that key is
+ * sent until the failed row is through (see {@code publishPending}). Writers of one key (one
+ * aggregate) are serialised by the aggregate's row lock, so id order is commit order for that key.
  */
 public final class OutboxRelay implements AutoCloseable {
 
@@ -68,8 +71,8 @@ public final class OutboxRelay implements AutoCloseable {
   static final Duration POLL_INTERVAL = Duration.ofMillis(2);
 
   private static final String SELECT_PENDING =
-      "SELECT id, message_id, topic, message_key, message_type, payload, created_at, attributes"
-          + " FROM outbox WHERE published_at IS NULL ORDER BY id LIMIT ?";
+      "SELECT id, message_id, topic, message_key, message_type, payload, created_at, attributes,"
+          + " attempts, last_attempt_at FROM outbox WHERE published_at IS NULL ORDER BY id LIMIT ?";
   private static final String MARK_PUBLISHED =
       "UPDATE outbox SET published_at = ?, last_attempt_at = ?, attempts = attempts + 1,"
           + " last_error = NULL WHERE id = ANY (?)";
@@ -304,46 +307,129 @@ public final class OutboxRelay implements AutoCloseable {
     }
   }
 
+  /**
+   * One pass: sends the pending rows in waves and marks what Kafka acknowledged.
+   *
+   * <p><b>Per key, nothing overtakes a failure.</b> A wave holds the oldest unsent row of every key
+   * of the pass, all in flight together; a key's next row goes out in a later wave, only after
+   * Kafka acknowledged the row before it, and a key whose row failed sends nothing more in this
+   * pass. Relying on the producer alone is not enough: its idempotence keeps order only for batches
+   * it retries. A record it rejects by itself (too large, a serialization or metadata failure, an
+   * expired batch) fails alone while the records behind it, in flight in later batches of up to
+   * {@code max.in.flight} requests, are written; marking those published would put a later state
+   * change in front of an earlier one for good (the resent earlier row arrives after it, and
+   * consumers drop the later row's own resend as a duplicate). A wave costs one round trip; a pass
+   * needs as many waves as it has rows of its busiest key, usually one or two.
+   *
+   * <p>A failed row waits out its own backoff ({@link #due}) before the next try, and its key waits
+   * with it; other keys go on. Only a pass in which nothing was acknowledged counts as a failure of
+   * the producer or the broker: the producer is replaced and the relay backs off.
+   *
+   * @return how many rows were handed to the producer
+   */
   private int publishPending() throws SQLException, KafkaSendFailed {
     List<PendingRow> rows = readPending();
     if (rows.isEmpty()) {
       return 0;
     }
+    Instant now = clock.instant();
+    // The rows of each key in id order; a key whose oldest row is still backing off waits whole.
+    Map<String, ArrayDeque<PendingRow>> byKey = new LinkedHashMap<>();
+    for (PendingRow row : rows) {
+      byKey.computeIfAbsent(row.envelope().key(), key -> new ArrayDeque<>()).add(row);
+    }
+    byKey.values().removeIf(keyRows -> !due(keyRows.peekFirst(), now));
+    if (byKey.isEmpty()) {
+      return 0;
+    }
     if (producer == null) {
       producer = producers.get();
     }
-    List<Future<RecordMetadata>> acks = new ArrayList<>(rows.size());
-    for (PendingRow row : rows) {
-      acks.add(producer.send(KafkaEnvelopes.toRecord(row.topic(), row.envelope())));
-    }
-    producer.flush();
 
+    int attempted = 0;
     List<Long> sent = new ArrayList<>(rows.size());
     Map<Long, String> failed = new LinkedHashMap<>();
-    for (int i = 0; i < rows.size(); i++) {
-      try {
-        acks.get(i).get();
-        sent.add(rows.get(i).id());
-      } catch (ExecutionException e) {
-        failed.put(rows.get(i).id(), String.valueOf(e.getCause()));
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        failed.put(rows.get(i).id(), "interrupted while waiting for the acknowledgement");
+    while (!byKey.isEmpty()) {
+      List<PendingRow> wave = new ArrayList<>(byKey.size());
+      List<Future<RecordMetadata>> acks = new ArrayList<>(byKey.size());
+      for (ArrayDeque<PendingRow> keyRows : byKey.values()) {
+        PendingRow row = keyRows.pollFirst();
+        wave.add(row);
+        acks.add(send(row));
       }
+      attempted += wave.size();
+      producer.flush();
+      for (int i = 0; i < wave.size(); i++) {
+        PendingRow row = wave.get(i);
+        String failure = awaitAck(acks.get(i));
+        if (failure == null) {
+          sent.add(row.id());
+        } else {
+          failed.put(row.id(), failure);
+          byKey.remove(row.envelope().key()); // its later rows wait for it, in a later pass
+        }
+      }
+      byKey.values().removeIf(ArrayDeque::isEmpty);
     }
+
     probe.afterSend(sent);
     markPublished(sent);
     markFailed(failed);
     published.addAndGet(sent.size());
     if (!failed.isEmpty()) {
-      throw new KafkaSendFailed(
+      String summary =
           failed.size()
               + " of "
-              + rows.size()
+              + attempted
               + " sends failed, first: "
-              + failed.values().iterator().next());
+              + failed.values().iterator().next();
+      if (sent.isEmpty()) {
+        throw new KafkaSendFailed(summary);
+      }
+      log.warn(
+          "outbox relay {}: {}; their keys wait, the others went on", settings.name(), summary);
     }
-    return rows.size();
+    return attempted;
+  }
+
+  private Future<RecordMetadata> send(PendingRow row) {
+    try {
+      return producer.send(KafkaEnvelopes.toRecord(row.topic(), row.envelope()));
+    } catch (RuntimeException refused) {
+      // Some failures are thrown rather than reported through the future; same treatment.
+      return CompletableFuture.failedFuture(refused);
+    }
+  }
+
+  /** Null when acknowledged, else what went wrong. */
+  private static String awaitAck(Future<RecordMetadata> ack) {
+    try {
+      ack.get();
+      return null;
+    } catch (ExecutionException e) {
+      return String.valueOf(e.getCause());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return "interrupted while waiting for the acknowledgement";
+    }
+  }
+
+  /**
+   * A row that never failed is due at once; one that failed {@code n} times waits 100 ms doubling
+   * per failure, up to {@link Settings#maxBackoff()}, after its last attempt.
+   */
+  private boolean due(PendingRow row, Instant now) {
+    if (row.attempts() == 0 || row.lastAttemptAt() == null) {
+      return true;
+    }
+    Duration wait = Duration.ofMillis(100);
+    for (int i = 1; i < row.attempts() && wait.compareTo(settings.maxBackoff()) < 0; i++) {
+      wait = wait.multipliedBy(2);
+    }
+    if (wait.compareTo(settings.maxBackoff()) > 0) {
+      wait = settings.maxBackoff();
+    }
+    return !now.isBefore(row.lastAttemptAt().plus(wait));
   }
 
   private List<PendingRow> readPending() throws SQLException {
@@ -360,7 +446,14 @@ public final class OutboxRelay implements AutoCloseable {
                   rs.getTimestamp("created_at").toInstant(),
                   rs.getBytes("payload"),
                   attributes(rs.getString("attributes")));
-          rows.add(new PendingRow(rs.getLong("id"), rs.getString("topic"), envelope));
+          Timestamp lastAttempt = rs.getTimestamp("last_attempt_at");
+          rows.add(
+              new PendingRow(
+                  rs.getLong("id"),
+                  rs.getString("topic"),
+                  envelope,
+                  rs.getInt("attempts"),
+                  lastAttempt == null ? null : lastAttempt.toInstant()));
         }
       }
     }
@@ -457,7 +550,8 @@ public final class OutboxRelay implements AutoCloseable {
     return error.length() <= 1000 ? error : error.substring(0, 1000);
   }
 
-  private record PendingRow(long id, String topic, Envelope envelope) {}
+  private record PendingRow(
+      long id, String topic, Envelope envelope, int attempts, Instant lastAttemptAt) {}
 
   /** Kafka did not acknowledge every row of a batch; those rows stay pending. */
   private static final class KafkaSendFailed extends Exception {

@@ -24,6 +24,8 @@ import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import ph.payments.contracts.Envelope;
+import ph.payments.platform.ids.IdType;
 import ph.payments.platform.inbox.IdempotentConsumer;
 import ph.payments.platform.outbox.Fixtures;
 import ph.payments.platform.tx.JdbcTransactions;
@@ -53,6 +55,12 @@ class BatchApplierIT {
           .execute(
               "CREATE TABLE applied (seq bigserial PRIMARY KEY, topic text, partition_no int,"
                   + " message_id text)");
+      try (java.io.InputStream ddl =
+          BatchApplierIT.class.getResourceAsStream("/db/parked/parked_messages.sql")) {
+        connection
+            .createStatement()
+            .execute(new String(ddl.readAllBytes(), StandardCharsets.UTF_8));
+      }
     }
   }
 
@@ -134,6 +142,247 @@ class BatchApplierIT {
       assertEquals("m-" + partition + "-" + next.get(partition), row[1], "order within partition");
       next.merge(partition, 1, Integer::sum);
     }
+  }
+
+  /**
+   * Issue 14 item 5: a record whose handler throws every time is parked after max-attempts; the
+   * records behind it in its partition apply; its inbox entry makes a redelivery do nothing.
+   */
+  @Test
+  void aRecordThatAlwaysFailsIsParkedAndTheRecordsBehindItApply() throws Exception {
+    String topic = Fixtures.uniqueTopic("poison");
+    TestKafka.createTopics(1, topic);
+    List<Envelope> envelopes = new ArrayList<>();
+    for (int i = 0; i < 8; i++) {
+      envelopes.add(
+          new Envelope(
+              IdType.MESSAGE.generate(),
+              "test.poison",
+              "k",
+              java.time.Instant.now(),
+              bytes("n" + i)));
+    }
+    String poison = envelopes.get(2).messageId();
+    send(topic, envelopes);
+
+    AtomicInteger poisonAttempts = new AtomicInteger();
+    ParkedMessages parked = new ParkedMessages(Clock.systemUTC());
+    BatchApplier applier =
+        new BatchApplier(
+            "poison-it",
+            transactions,
+            new BatchApplier.Settings(Duration.ofMillis(50), 3),
+            parked,
+            Parkers.inbox(inbox, "poison-it"),
+            Clock.systemUTC());
+    BatchApplier.RecordWork work = recording("poison-it", poison, poisonAttempts);
+
+    try (KafkaConsumer<String, byte[]> consumer = consumer(topic)) {
+      pollUntil(consumer, applier, work, () -> applied(topic).size() >= 7, Duration.ofSeconds(30));
+      assertEquals(
+          envelopes.stream().map(Envelope::messageId).filter(id -> !id.equals(poison)).toList(),
+          applied(topic).stream().map(row -> row[1]).toList(),
+          "everything behind the poison applied, in order");
+      // Counted are its own tries; each poll's batch attempt, failing with it, runs it too.
+      int tries = poisonAttempts.get();
+      assertTrue(tries >= 3 && tries <= 6, "tried max-attempts times, then parked: " + tries);
+      List<ParkedMessages.Parked> rows = inTx(c -> parked.page(c, 10, null));
+      assertEquals(1, rows.size());
+      assertEquals(poison, rows.get(0).messageId());
+      assertEquals(3, rows.get(0).attempts());
+      assertTrue(rows.get(0).lastError().contains("always fails"), rows.get(0).lastError());
+      assertEquals(1L, (long) inTx(parked::unresolved));
+
+      // Redelivered (a relay resending it): the inbox drops it; nothing is tried or parked again.
+      send(topic, List.of(envelopes.get(2)));
+      long end = 9;
+      pollUntil(
+          consumer,
+          applier,
+          work,
+          () -> committed(consumer, new TopicPartition(topic, 0)) >= end,
+          Duration.ofSeconds(20));
+      assertEquals(tries, poisonAttempts.get(), "a redelivery does not run the handler again");
+      assertEquals(7, applied(topic).size());
+      assertEquals(1, inTx(c -> parked.page(c, 10, null)).size());
+    }
+  }
+
+  /**
+   * Issue 14 item 5: while the database refuses connections every record fails, and none of them is
+   * to blame: nothing is parked, everything applies once the database is back.
+   */
+  @Test
+  void aDatabaseRefusingConnectionsParksNothing() throws Exception {
+    String topic = Fixtures.uniqueTopic("outage");
+    TestKafka.createTopics(1, topic);
+    List<Envelope> envelopes = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      envelopes.add(
+          new Envelope(
+              IdType.MESSAGE.generate(),
+              "test.outage",
+              "k",
+              java.time.Instant.now(),
+              bytes("n" + i)));
+    }
+    ParkedMessages parked = new ParkedMessages(Clock.systemUTC());
+    BatchApplier applier =
+        new BatchApplier(
+            "outage-it",
+            transactions,
+            new BatchApplier.Settings(Duration.ofMillis(50), 2),
+            parked,
+            Parkers.inbox(inbox, "outage-it"),
+            Clock.systemUTC());
+    BatchApplier.RecordWork work = recording("outage-it", null, new AtomicInteger());
+    long parkedBefore = inTx(parked::unresolved);
+
+    try (KafkaConsumer<String, byte[]> consumer = consumer(topic)) {
+      consumer.poll(Duration.ofMillis(500)); // joins the group before the outage
+      refuseConnections(true);
+      try {
+        send(topic, envelopes);
+        long until = System.nanoTime() + Duration.ofSeconds(3).toNanos();
+        while (System.nanoTime() < until) {
+          List<ConsumerRecord<String, byte[]>> records = new ArrayList<>();
+          consumer.poll(Duration.ofMillis(100)).forEach(records::add);
+          applier.apply(records, consumer, work); // fails, over and over: many more than 2 tries
+        }
+      } finally {
+        refuseConnections(false);
+      }
+      pollUntil(consumer, applier, work, () -> applied(topic).size() >= 5, Duration.ofSeconds(30));
+    }
+    assertEquals(5, applied(topic).size(), "everything applied once the database was back");
+    assertEquals(parkedBefore, (long) inTx(parked::unresolved), "nothing parked");
+  }
+
+  /**
+   * The database ends the record's session (57P01, as a restart or an operator does) more often
+   * than max-attempts while parking itself would succeed: such failures are not the record's and
+   * never count, so it applies once the trouble stops instead of being parked.
+   */
+  @Test
+  void sessionsEndedUnderARecordNeverCountTowardsParkingIt() throws Exception {
+    String topic = Fixtures.uniqueTopic("ended");
+    TestKafka.createTopics(1, topic);
+    Envelope envelope =
+        new Envelope(
+            IdType.MESSAGE.generate(), "test.ended", "k", java.time.Instant.now(), bytes("e"));
+    send(topic, List.of(envelope));
+    ParkedMessages parked = new ParkedMessages(Clock.systemUTC());
+    BatchApplier applier =
+        new BatchApplier(
+            "ended-it",
+            transactions,
+            new BatchApplier.Settings(Duration.ofMillis(20), 2),
+            parked,
+            Parkers.inbox(inbox, "ended-it"),
+            Clock.systemUTC());
+    AtomicInteger ended = new AtomicInteger();
+    BatchApplier.RecordWork recording = recording("ended-it", null, new AtomicInteger());
+    BatchApplier.RecordWork work =
+        (connection, record) -> {
+          if (ended.incrementAndGet() <= 8) {
+            connection.createStatement().execute("SELECT pg_terminate_backend(pg_backend_pid())");
+          }
+          recording.apply(connection, record);
+        };
+    long parkedBefore = inTx(parked::unresolved);
+    try (KafkaConsumer<String, byte[]> consumer = consumer(topic)) {
+      pollUntil(consumer, applier, work, () -> applied(topic).size() >= 1, Duration.ofSeconds(30));
+    }
+    assertTrue(ended.get() > 8, "the session was ended under the record " + ended.get() + " times");
+    assertEquals(1, applied(topic).size(), "applied once the sessions lived");
+    assertEquals(parkedBefore, (long) inTx(parked::unresolved), "nothing parked");
+  }
+
+  private BatchApplier.RecordWork recording(
+      String consumerName, String poison, AtomicInteger poisonAttempts) {
+    return (connection, record) -> {
+      Envelope envelope = KafkaEnvelopes.fromRecord(record);
+      inbox.apply(
+          connection,
+          consumerName,
+          envelope.messageId(),
+          tx -> {
+            try (PreparedStatement insert =
+                tx.prepareStatement(
+                    "INSERT INTO applied (topic, partition_no, message_id) VALUES (?, ?, ?)")) {
+              insert.setString(1, record.topic());
+              insert.setInt(2, record.partition());
+              insert.setString(3, envelope.messageId());
+              insert.executeUpdate();
+            }
+            if (envelope.messageId().equals(poison)) {
+              poisonAttempts.incrementAndGet();
+              throw new IllegalStateException("this handler always fails");
+            }
+            return null;
+          });
+    };
+  }
+
+  private static void send(String topic, List<Envelope> envelopes) {
+    try (KafkaProducer<String, byte[]> producer =
+        new KafkaProducer<>(KafkaSettings.producer(TestKafka.bootstrapServers(), "batch-it"))) {
+      for (Envelope envelope : envelopes) {
+        producer.send(KafkaEnvelopes.toRecord(topic, envelope));
+      }
+      producer.flush();
+    }
+  }
+
+  private static KafkaConsumer<String, byte[]> consumer(String topic) {
+    Map<String, Object> config = KafkaSettings.consumer(TestKafka.bootstrapServers(), topic);
+    KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(config);
+    consumer.subscribe(List.of(topic));
+    return consumer;
+  }
+
+  private static void pollUntil(
+      KafkaConsumer<String, byte[]> consumer,
+      BatchApplier applier,
+      BatchApplier.RecordWork work,
+      java.util.concurrent.Callable<Boolean> done,
+      Duration timeout)
+      throws Exception {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (!done.call() && System.nanoTime() < deadline) {
+      List<ConsumerRecord<String, byte[]>> records = new ArrayList<>();
+      consumer.poll(Duration.ofMillis(200)).forEach(records::add);
+      applier.apply(records, consumer, work);
+    }
+  }
+
+  private static long committed(KafkaConsumer<String, byte[]> consumer, TopicPartition partition) {
+    OffsetAndMetadata committed = consumer.committed(Set.of(partition)).get(partition);
+    return committed == null ? -1 : committed.offset();
+  }
+
+  /** As the fault-injection suite does: refuse new sessions and end the open ones. */
+  private static void refuseConnections(boolean refuse) throws Exception {
+    String url = database.jdbcUrl().replace("/" + database.name(), "/postgres");
+    try (Connection admin =
+            java.sql.DriverManager.getConnection(url, database.user(), database.password());
+        java.sql.Statement statement = admin.createStatement()) {
+      statement.execute("ALTER DATABASE " + database.name() + " WITH ALLOW_CONNECTIONS " + !refuse);
+      if (refuse) {
+        statement.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '"
+                + database.name()
+                + "'");
+      }
+    }
+  }
+
+  private static <T> T inTx(ph.payments.platform.tx.SqlWork<T> work) {
+    return transactions.inTransaction(work);
+  }
+
+  private static byte[] bytes(String text) {
+    return text.getBytes(StandardCharsets.UTF_8);
   }
 
   private static boolean committedUpTo(

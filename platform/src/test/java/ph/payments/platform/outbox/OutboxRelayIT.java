@@ -31,6 +31,7 @@ import ph.payments.platform.kafka.KafkaSettings;
 import ph.payments.platform.tx.JdbcTransactions;
 import ph.payments.platform.tx.Transactions;
 import ph.payments.testkit.TestDatabase;
+import ph.payments.testkit.TestKafka;
 
 /** The outbox against a real PostgreSQL database and a real Kafka broker. */
 class OutboxRelayIT {
@@ -290,6 +291,77 @@ class OutboxRelayIT {
       }
       assertEquals(10, lastPerKey.size());
     }
+  }
+
+  /**
+   * Issue 14 item 9. The relay's producer refuses one message (larger than its {@code
+   * max.request.size}: a failure of that record alone, while the records behind it go through). The
+   * rows of its key behind it must not be sent ahead of it, the other key goes on, and once the
+   * message can be sent the key's rows arrive in order, each once.
+   */
+  @Test
+  void afterAFailedSendNothingOfItsKeyOvertakesItAndOtherKeysGoOn() throws Exception {
+    OutboxRelay.Settings settings = Fixtures.settings("keyorder");
+    String topic = Fixtures.uniqueTopic("keyorder");
+    byte[] large = new byte[4000];
+    java.util.Arrays.fill(large, (byte) 'x');
+    List<OutboxMessage> blocked =
+        List.of(
+            OutboxMessage.of(topic, "pay_a", "test.order", large),
+            OutboxMessage.of(topic, "pay_a", "test.order", bytes("a2")),
+            OutboxMessage.of(topic, "pay_a", "test.order", bytes("a3")));
+    List<OutboxMessage> free =
+        List.of(
+            OutboxMessage.of(topic, "pay_b", "test.order", bytes("b1")),
+            OutboxMessage.of(topic, "pay_b", "test.order", bytes("b2")),
+            OutboxMessage.of(topic, "pay_b", "test.order", bytes("b3")));
+    // Interleaved, one transaction each, as two aggregates would write them.
+    for (int i = 0; i < 3; i++) {
+      write(settings, blocked.get(i));
+      write(settings, free.get(i));
+    }
+
+    Map<String, Object> refusing = KafkaSettings.producer(TestKafka.bootstrapServers(), "keyorder");
+    refusing.put("max.request.size", 2000);
+    try (OutboxRelay relay =
+        new OutboxRelay(
+                database.dataSource(),
+                () -> new KafkaProducer<>(refusing),
+                settings,
+                Clock.systemUTC(),
+                OutboxRelay.Probe.NONE)
+            .start()) {
+      await()
+          .atMost(Duration.ofSeconds(20))
+          .until(() -> free.stream().allMatch(m -> isPublishedUnchecked(m.messageId())));
+      await().atMost(Duration.ofSeconds(20)).until(() -> attempts(blocked.get(0).messageId()) >= 2);
+      for (OutboxMessage message : blocked) {
+        assertFalse(isPublished(message.messageId()), "held behind the failed row");
+      }
+      assertEquals(
+          0, attempts(blocked.get(1).messageId()), "never sent while the row before it fails");
+    }
+    List<ConsumerRecord<String, byte[]>> meanwhile =
+        Fixtures.readUntil(topic, Duration.ofSeconds(5), r -> r.size() >= 3);
+    assertEquals(
+        free.stream().map(OutboxMessage::messageId).toList(),
+        messageIds(meanwhile),
+        "the other key went on, in order; nothing of the failing key reached Kafka");
+
+    // The message can be sent now: the key's rows follow it, in order.
+    try (OutboxRelay relay =
+        Fixtures.relay(database.dataSource(), settings, OutboxRelay.Probe.NONE).start()) {
+      await()
+          .atMost(Duration.ofSeconds(20))
+          .until(() -> blocked.stream().allMatch(m -> isPublishedUnchecked(m.messageId())));
+    }
+    List<ConsumerRecord<String, byte[]>> records =
+        Fixtures.readUntil(topic, Duration.ofSeconds(10), r -> r.size() >= 6);
+    assertEquals(
+        blocked.stream().map(OutboxMessage::messageId).toList(),
+        messageIds(records.stream().filter(r -> r.key().equals("pay_a")).toList()),
+        "the failing key's rows in order, each once");
+    assertEquals(6, records.size());
   }
 
   @Test

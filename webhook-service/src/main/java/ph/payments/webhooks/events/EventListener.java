@@ -6,12 +6,15 @@ import io.micronaut.configuration.kafka.annotation.OffsetStrategy;
 import io.micronaut.configuration.kafka.annotation.Topic;
 import io.micronaut.context.annotation.Requires;
 import io.micronaut.core.annotation.Nullable;
-import java.time.Duration;
+import java.time.Clock;
 import java.util.List;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import ph.payments.platform.inbox.IdempotentConsumer;
 import ph.payments.platform.kafka.BatchApplier;
 import ph.payments.platform.kafka.KafkaEnvelopes;
+import ph.payments.platform.kafka.ParkedMessages;
+import ph.payments.platform.kafka.Parkers;
 import ph.payments.platform.tx.Transactions;
 import ph.payments.webhooks.deliveries.DeliveryScheduler;
 
@@ -34,8 +37,23 @@ public class EventListener {
   private final DeliveryScheduler scheduler;
 
   public EventListener(
-      Transactions transactions, FanOut fanOut, @Nullable DeliveryScheduler scheduler) {
-    this.applier = new BatchApplier("webhook events", transactions, Duration.ofSeconds(1));
+      Transactions transactions,
+      FanOut fanOut,
+      @Nullable DeliveryScheduler scheduler,
+      BatchApplier.Settings settings,
+      ParkedMessages parked,
+      IdempotentConsumer inbox,
+      Clock clock) {
+    // An event that keeps failing is parked without a reply (an event answers nobody): its
+    // deliveries are not created, and the operator sees it in parked_messages.
+    this.applier =
+        new BatchApplier(
+            "webhook events",
+            transactions,
+            settings,
+            parked,
+            Parkers.inbox(inbox, FanOut.CONSUMER),
+            clock);
     this.fanOut = fanOut;
     this.scheduler = scheduler;
   }

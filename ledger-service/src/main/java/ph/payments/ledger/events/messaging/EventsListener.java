@@ -5,25 +5,30 @@ import io.micronaut.configuration.kafka.annotation.OffsetReset;
 import io.micronaut.configuration.kafka.annotation.OffsetStrategy;
 import io.micronaut.configuration.kafka.annotation.Topic;
 import io.micronaut.context.annotation.Requires;
-import java.time.Duration;
+import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import ph.payments.contracts.Envelope;
 import ph.payments.contracts.Topics;
+import ph.payments.ledger.audit.JdbcAnomalies;
 import ph.payments.ledger.events.application.ApplyEvent;
 import ph.payments.ledger.events.application.EventReader;
+import ph.payments.platform.inbox.IdempotentConsumer;
 import ph.payments.platform.kafka.BatchApplier;
 import ph.payments.platform.kafka.KafkaEnvelopes;
+import ph.payments.platform.kafka.ParkedMessages;
+import ph.payments.platform.kafka.Parkers;
 import ph.payments.platform.tx.Transactions;
 
 /**
  * Consumes the event topic (consumer group {@code ledger.events.group-id}, {@code ledger-service}
  * by default). Each record is applied in its own transaction; offsets are committed only after it
- * committed, and a failing record is retried (never skipped), the inbox making a retry harmless.
- * Replicas of the service share the group, so each partition, and with it each payment's and
- * payout's events, is applied in order by one of them.
+ * committed, and a failing record is retried (never skipped), the inbox making a retry harmless;
+ * one that fails on its own {@code consumers.max-attempts} times is parked (below). Replicas of the
+ * service share the group, so each partition, and with it each payment's and payout's events, is
+ * applied in order by one of them.
  */
 @Requires(property = "ledger.events.enabled", notEquals = "false")
 @KafkaListener(
@@ -36,9 +41,31 @@ public class EventsListener {
   private final ApplyEvent events;
   private final BatchApplier applier;
 
-  public EventsListener(ApplyEvent events, Transactions transactions) {
+  public EventsListener(
+      ApplyEvent events,
+      Transactions transactions,
+      BatchApplier.Settings settings,
+      ParkedMessages parked,
+      IdempotentConsumer inbox,
+      JdbcAnomalies anomalies,
+      Clock clock) {
     this.events = events;
-    this.applier = new BatchApplier("ledger events", transactions, Duration.ofSeconds(1));
+    BatchApplier.Parker inboxEntry = Parkers.inbox(inbox, ApplyEvent.CONSUMER);
+    // An event that keeps failing is parked like one that can never apply: consumed (inbox), kept
+    // whole in ledger_anomalies, where the audit reports it, and in parked_messages for the
+    // operator API.
+    this.applier =
+        new BatchApplier(
+            "ledger events",
+            transactions,
+            settings,
+            parked,
+            (connection, record, reason) -> {
+              inboxEntry.park(connection, record, reason);
+              anomalies.record(connection, read(record), "parked: " + reason);
+              return false;
+            },
+            clock);
   }
 
   @Topic(Topics.EVENTS)
