@@ -12,8 +12,8 @@ sealed interface Claim {
   record Mismatch() implements Claim {}
 
   /**
-   * The key's request was answered: replay exactly this ({@code commandId}: the command it answered,
-   * which sealed fields of the body are bound to).
+   * The key's request was answered: replay exactly this ({@code commandId}: the command it
+   * answered, which sealed fields of the body are bound to).
    */
   record Completed(String commandId, int status, String body) implements Claim {}
 

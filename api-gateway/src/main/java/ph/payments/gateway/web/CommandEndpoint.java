@@ -123,8 +123,8 @@ public class CommandEndpoint {
    * The body with its sealed fields opened; the same stored body always gives the same bytes, so a
    * replay still answers exactly what the first request answered.
    *
-   * @throws ApiException 500 when a sealed field does not open (the keys differ, or the stored reply
-   *     was altered); the operation itself was applied
+   * @throws ApiException 500 when a sealed field does not open (the keys differ, or the stored
+   *     reply was altered); the operation itself was applied
    */
   private String open(String commandId, String body, Set<String> sealedFields) {
     if (sealedFields.isEmpty() || !body.contains(ReplySealer.PREFIX)) {

@@ -99,7 +99,6 @@ public class CreateEndpoint implements CommandHandler {
     return CommandReplies.ok(
         command,
         201,
-        EndpointJson.of(
-            endpoint, sealer.seal(secret, command.commandId(), EndpointJson.SECRET)));
+        EndpointJson.of(endpoint, sealer.seal(secret, command.commandId(), EndpointJson.SECRET)));
   }
 }

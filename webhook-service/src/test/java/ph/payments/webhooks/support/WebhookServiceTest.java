@@ -50,6 +50,7 @@ public abstract class WebhookServiceTest implements TestPropertyProvider {
 
   /** {@code REPLY_SEALING_KEY} of the tests: 32 bytes in base64. */
   public static final String REPLY_SEALING_KEY = "cmVwbHktc2VhbGluZy1rZXktZm9yLXRlc3RzLTMyYnk=";
+
   private static final HttpClient HTTP =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
