@@ -2,7 +2,7 @@
 # Prints a .env for docker-compose.yml with fresh random secrets:
 #   deploy/generate-env.sh > .env && chmod 600 .env
 # Run it once per deployment: regenerating changes keys that existing data depends on
-# (WEBHOOK_SECRET_KEY, API_KEY_HASH_SECRET) and database passwords the volume already holds.
+# (WEBHOOK_SECRET_KEY, API_KEY_HASH_SECRET, REPLY_SEALING_KEY) and database passwords the volume already holds.
 set -euo pipefail
 
 hex() { head -c 32 /dev/urandom | od -An -v -tx1 | tr -d ' \n'; }
@@ -14,6 +14,7 @@ INTERNAL_TOKEN=$(hex)
 PAYMENTS_ADMIN_TOKEN=$(hex)
 WEBHOOK_SECRET_KEY=$(b64)
 API_KEY_HASH_SECRET=$(hex)
+REPLY_SEALING_KEY=$(b64)
 POSTGRES_PASSWORD=$(hex)
 GATEWAY_DB_PASSWORD=$(hex)
 PAYMENTS_DB_PASSWORD=$(hex)

@@ -117,6 +117,28 @@ final class SystemUnderTest implements AutoCloseable {
     return "http://127.0.0.1:" + gatewayPort;
   }
 
+  /** The run's broker, as bin/run advertises it in the server.properties it wrote. */
+  String kafkaBootstrapServers() throws IOException {
+    for (String line : Files.readAllLines(runDir.resolve("kafka/server.properties"))) {
+      if (line.startsWith("advertised.listeners=")) {
+        String listener = line.substring(line.indexOf('=') + 1).split(",")[0];
+        return listener.substring(listener.indexOf("://") + 3);
+      }
+    }
+    throw new IllegalStateException("no advertised.listeners in the run's server.properties");
+  }
+
+  /** Connections to the run's four databases ({@code gateway}, {@code payments}, …). */
+  Connection database(String name) throws SQLException {
+    String host = System.getenv().getOrDefault("PGHOST", "127.0.0.1");
+    String port = System.getenv().getOrDefault("PGPORT", "5432");
+    String user = System.getenv().getOrDefault("PGUSER", "postgres");
+    return DriverManager.getConnection(
+        "jdbc:postgresql://" + host + ":" + port + "/" + dbPrefix + "_" + name + "?user=" + user);
+  }
+
+  static final List<String> DATABASE_NAMES = DATABASES;
+
   /** Stops bin/run as Ctrl-C would, waits for it, and drops the run's databases. */
   @Override
   public void close() throws Exception {

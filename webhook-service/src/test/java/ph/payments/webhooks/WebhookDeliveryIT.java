@@ -339,7 +339,7 @@ class WebhookDeliveryIT extends WebhookServiceTest {
       CommandReply rotated =
           command(WebhookCommands.ENDPOINT_ROTATE_SECRET, merchant, "test", id, null);
       assertEquals(200, rotated.status());
-      String fresh = rotated.body().get("secret").asText();
+      String fresh = opened(rotated).get("secret").asText();
       assertNotEquals(old, fresh);
 
       events().send(merchant, Events.payment("payment.succeeded", "test"));

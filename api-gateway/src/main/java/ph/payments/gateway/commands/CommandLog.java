@@ -65,5 +65,25 @@ final class CommandLog {
     }
   }
 
+  /**
+   * Deletes up to {@code limit} commands answered before {@code cutoff}. A command without a reply
+   * is never deleted (its reply may still come and be waited for), nor one an idempotency record
+   * still refers to (that record is purged first, by its own job).
+   *
+   * @return how many were deleted
+   */
+  static int purgeAnswered(Connection connection, Instant cutoff, int limit) throws SQLException {
+    try (PreparedStatement delete =
+        connection.prepareStatement(
+            "DELETE FROM commands WHERE command_id IN (SELECT c.command_id FROM commands c"
+                + " WHERE c.replied_at < ? AND NOT EXISTS"
+                + " (SELECT 1 FROM idempotency_keys k WHERE k.command_id = c.command_id)"
+                + " LIMIT ?)")) {
+      delete.setTimestamp(1, Timestamp.from(cutoff));
+      delete.setInt(2, limit);
+      return delete.executeUpdate();
+    }
+  }
+
   private CommandLog() {}
 }

@@ -11,8 +11,11 @@ sealed interface Claim {
   /** The key was used for another request (method, path or body): 409 {@code conflict}. */
   record Mismatch() implements Claim {}
 
-  /** The key's request was answered: replay exactly this. */
-  record Completed(int status, String body) implements Claim {}
+  /**
+   * The key's request was answered: replay exactly this ({@code commandId}: the command it
+   * answered, which sealed fields of the body are bound to).
+   */
+  record Completed(String commandId, int status, String body) implements Claim {}
 
   /** The key's request is still waiting for its reply somewhere: 409 {@code conflict}. */
   record Busy(Duration lockedFor) implements Claim {}

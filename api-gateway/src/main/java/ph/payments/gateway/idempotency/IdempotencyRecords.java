@@ -95,7 +95,9 @@ final class IdempotencyRecords {
           }
           if ("completed".equals(row.getString("status"))) {
             return new Claim.Completed(
-                row.getInt("response_status"), row.getString("response_body"));
+                row.getString("command_id"),
+                row.getInt("response_status"),
+                row.getString("response_body"));
           }
           Timestamp locked = row.getTimestamp("locked_until");
           if (locked != null && locked.toInstant().isAfter(now)) {
@@ -135,7 +137,8 @@ final class IdempotencyRecords {
           return Optional.empty();
         }
         return Optional.of(
-            new Claim.Completed(row.getInt("response_status"), row.getString("response_body")));
+            new Claim.Completed(
+                commandId, row.getInt("response_status"), row.getString("response_body")));
       }
     }
   }

@@ -47,10 +47,11 @@ public class IdempotentCommands {
   /**
    * What the merchant is answered.
    *
-   * @param body JSON text, exactly as stored for replays
+   * @param commandId the command whose reply this is (sealed fields of the body are bound to it)
+   * @param body JSON text, exactly as stored for replays (secrets in it still sealed)
    * @param replayed true when the response was stored before this request came
    */
-  public record Response(int status, String body, boolean replayed) {}
+  public record Response(String commandId, int status, String body, boolean replayed) {}
 
   /**
    * Sends {@code request} unless {@code key} already admitted a command, and answers with the
@@ -99,7 +100,7 @@ public class IdempotentCommands {
 
     Claim claim = found.get();
     if (claim instanceof Claim.Completed completed) {
-      return new Response(completed.status(), completed.body(), true);
+      return new Response(completed.commandId(), completed.status(), completed.body(), true);
     }
     if (claim instanceof Claim.Mismatch) {
       throw new ApiException(
@@ -131,8 +132,8 @@ public class IdempotentCommands {
         connection -> {
           IdempotencyRecords.complete(connection, commandId, reply.status(), body, clock.instant());
           return IdempotencyRecords.findResponse(connection, commandId)
-              .map(stored -> new Response(stored.status(), stored.body(), false))
-              .orElseGet(() -> new Response(reply.status(), body, false));
+              .map(stored -> new Response(commandId, stored.status(), stored.body(), false))
+              .orElseGet(() -> new Response(commandId, reply.status(), body, false));
         });
   }
 }

@@ -10,13 +10,18 @@ import io.micronaut.http.MutableHttpResponse;
 import jakarta.inject.Singleton;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import ph.payments.contracts.commands.CommandReply;
 import ph.payments.gateway.auth.MerchantContext;
 import ph.payments.gateway.commands.CommandBus;
 import ph.payments.gateway.idempotency.IdempotencyKey;
 import ph.payments.gateway.idempotency.IdempotentCommands;
 import ph.payments.platform.errors.ApiException;
+import ph.payments.platform.errors.ErrorCode;
 import ph.payments.platform.json.Json;
+import ph.payments.platform.sealing.ReplySealer;
 
 /**
  * The command path for controllers of mutating {@code /v1} operations (ARCHITECTURE "Command
@@ -39,18 +44,26 @@ import ph.payments.platform.json.Json;
  * limit, validation) never touch a key. No reply within {@code gateway.commands.reply-timeout}
  * gives 503 {@code internal_error} with {@code Retry-After}; the command is still applied, and a
  * retry with the same key returns its result.
+ *
+ * <p>Secrets in a reply (a new webhook signing secret) arrive sealed ({@link ReplySealer}) and stay
+ * sealed in the command log and the idempotency record; they are opened here only, into the HTTP
+ * response, for the first answer and for every replay alike.
  */
 @Singleton
 public class CommandEndpoint {
 
   public static final String REPLAYED_HEADER = "Idempotent-Replayed";
 
+  private static final Logger log = LoggerFactory.getLogger(CommandEndpoint.class);
+
   private final CommandBus bus;
   private final IdempotentCommands idempotent;
+  private final ReplySealer sealer;
 
-  public CommandEndpoint(CommandBus bus, IdempotentCommands idempotent) {
+  public CommandEndpoint(CommandBus bus, IdempotentCommands idempotent, ReplySealer sealer) {
     this.bus = bus;
     this.idempotent = idempotent;
+    this.sealer = sealer;
   }
 
   /**
@@ -73,17 +86,59 @@ public class CommandEndpoint {
       String commandType,
       @Nullable String resourceId,
       JsonNode body) {
+    return execute(request, merchant, topic, commandType, resourceId, body, Set.of());
+  }
+
+  /**
+   * As {@link #execute(HttpRequest, MerchantContext, String, String, String, JsonNode)} for an
+   * operation whose reply carries secrets: the owner seals the top-level {@code sealedFields} of
+   * its reply, and they are opened only into this HTTP response.
+   */
+  public HttpResponse<?> execute(
+      HttpRequest<?> request,
+      MerchantContext merchant,
+      String topic,
+      String commandType,
+      @Nullable String resourceId,
+      JsonNode body,
+      Set<String> sealedFields) {
     Optional<IdempotencyKey> key = IdempotencyKey.from(request);
     CommandBus.Request command =
         new CommandBus.Request(
             topic, commandType, merchant.merchantId(), merchant.environment(), resourceId, body);
     if (key.isEmpty()) {
       CommandReply reply = bus.submit(command);
-      return respond(reply.status(), Json.toText(reply.body()), false);
+      return respond(
+          reply.status(), open(reply.commandId(), Json.toText(reply.body()), sealedFields), false);
     }
     IdempotentCommands.Response response =
         idempotent.submit(key.get(), request.getMethodName(), request.getPath(), command);
-    return respond(response.status(), response.body(), response.replayed());
+    return respond(
+        response.status(),
+        open(response.commandId(), response.body(), sealedFields),
+        response.replayed());
+  }
+
+  /**
+   * The body with its sealed fields opened; the same stored body always gives the same bytes, so a
+   * replay still answers exactly what the first request answered.
+   *
+   * @throws ApiException 500 when a sealed field does not open (the keys differ, or the stored
+   *     reply was altered); the operation itself was applied
+   */
+  private String open(String commandId, String body, Set<String> sealedFields) {
+    if (sealedFields.isEmpty() || !body.contains(ReplySealer.PREFIX)) {
+      return body;
+    }
+    try {
+      return Json.toText(sealer.openFields(Json.tree(body), commandId, sealedFields));
+    } catch (ReplySealer.SealedValueException e) {
+      log.error("command {}: {}", commandId, e.getMessage());
+      throw new ApiException(
+          ErrorCode.INTERNAL_ERROR,
+          "The operation was applied, but its secret cannot be shown. Rotate the secret to get a"
+              + " new one.");
+    }
   }
 
   /** The body goes out as the stored bytes, never re-serialised. */

@@ -46,6 +46,12 @@ public class WebhooksController {
   public static final String ROTATE_SECRET = "webhooks.endpoints.rotate_secret";
   public static final String REPLAY = "webhooks.deliveries.replay";
 
+  /**
+   * The reply fields webhook-service seals with {@code REPLY_SEALING_KEY}: the signing secret of a
+   * creation or rotation, opened only into the merchant's response.
+   */
+  public static final Set<String> SEALED_FIELDS = Set.of("secret");
+
   /** Event types an endpoint may name (SPEC part 6), and {@code *} for all. */
   static final Set<String> EVENT_TYPES = eventTypes();
 
@@ -92,7 +98,8 @@ public class WebhooksController {
         Topics.WEBHOOKS_COMMANDS,
         CREATE,
         IdType.WEBHOOK_ENDPOINT.generate(),
-        command);
+        command,
+        SEALED_FIELDS);
   }
 
   /** {@code {object:"list", data:[…]}} without secrets and without {@code has_more} (SPEC). */
@@ -184,7 +191,8 @@ public class WebhooksController {
         Topics.WEBHOOKS_COMMANDS,
         ROTATE_SECRET,
         endpoint,
-        Json.mapper().createObjectNode());
+        Json.mapper().createObjectNode(),
+        SEALED_FIELDS);
   }
 
   /** The endpoint's deliveries, oldest first; {@code status} filters. */

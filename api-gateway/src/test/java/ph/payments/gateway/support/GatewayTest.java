@@ -22,6 +22,9 @@ public abstract class GatewayTest implements TestPropertyProvider {
 
   protected static final String ADMIN_TOKEN = "adm_test_token_for_integration_tests";
 
+  /** {@code REPLY_SEALING_KEY} of the tests: 32 bytes in base64. */
+  public static final String REPLY_SEALING_KEY = "cmVwbHktc2VhbGluZy1rZXktZm9yLXRlc3RzLTMyYnk=";
+
   @Inject protected EmbeddedServer server;
 
   @Override
@@ -34,6 +37,7 @@ public abstract class GatewayTest implements TestPropertyProvider {
     properties.put("micronaut.server.port", "-1");
     properties.put("admin.token", ADMIN_TOKEN);
     properties.put("outbox.sweep-interval", "200ms");
+    properties.put("security.reply-sealing-key", REPLY_SEALING_KEY);
     properties.putAll(extraProperties());
     return properties;
   }

@@ -17,7 +17,8 @@ import org.apache.kafka.common.errors.TopicExistsException;
 public final class TopicAdmin {
 
   /**
-   * Creates each missing topic; existing ones are left as they are.
+   * Creates each missing topic with the broker's default topic settings; existing ones are left as
+   * they are.
    *
    * @throws IllegalStateException when the broker does not answer within {@code timeout}
    */
@@ -26,6 +27,22 @@ public final class TopicAdmin {
       Collection<String> names,
       int partitions,
       short replicationFactor,
+      Duration timeout) {
+    ensure(bootstrapServers, names, partitions, replicationFactor, Map.of(), timeout);
+  }
+
+  /**
+   * Creates each missing topic with {@code topicConfigs} (e.g. {@code retention.ms}); existing ones
+   * are left as they are.
+   *
+   * @throws IllegalStateException when the broker does not answer within {@code timeout}
+   */
+  public static void ensure(
+      String bootstrapServers,
+      Collection<String> names,
+      int partitions,
+      short replicationFactor,
+      Map<String, String> topicConfigs,
       Duration timeout) {
     Map<String, Object> config =
         Map.of(
@@ -38,7 +55,7 @@ public final class TopicAdmin {
       List<NewTopic> missing =
           names.stream()
               .filter(name -> !existing.contains(name))
-              .map(name -> new NewTopic(name, partitions, replicationFactor))
+              .map(name -> new NewTopic(name, partitions, replicationFactor).configs(topicConfigs))
               .toList();
       if (missing.isEmpty()) {
         return;

@@ -5,6 +5,7 @@ import io.micronaut.context.annotation.Requires;
 import io.micronaut.context.annotation.Value;
 import jakarta.annotation.PostConstruct;
 import java.time.Duration;
+import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import ph.payments.contracts.Topics;
@@ -23,21 +24,39 @@ public class KafkaTopicsInitializer {
   private final String bootstrapServers;
   private final int partitions;
   private final short replication;
+  private final Map<String, String> topicConfigs;
 
+  /**
+   * @param retention and {@code segment}: how long Kafka keeps a topic's messages, and how often it
+   *     rolls a segment (whole segments are deleted, so a message lives up to both). Set explicitly
+   *     rather than left to the broker, because the inbox retention is derived from them ({@link
+   *     ph.payments.platform.inbox.InboxRetention}).
+   */
   public KafkaTopicsInitializer(
       @Value("${kafka.bootstrap.servers}") String bootstrapServers,
       @Value("${kafka.topics.partitions:3}") int partitions,
-      @Value("${kafka.topics.replication:1}") short replication) {
+      @Value("${kafka.topics.replication:1}") short replication,
+      @Value("${kafka.topics.retention:7d}") Duration retention,
+      @Value("${kafka.topics.segment:1d}") Duration segment) {
     this.bootstrapServers = bootstrapServers;
     this.partitions = partitions;
     this.replication = replication;
+    this.topicConfigs =
+        Map.of(
+            "retention.ms", Long.toString(retention.toMillis()),
+            "segment.ms", Long.toString(segment.toMillis()));
   }
 
   @PostConstruct
   void createTopics() {
     try {
       TopicAdmin.ensure(
-          bootstrapServers, Topics.ALL, partitions, replication, Duration.ofSeconds(20));
+          bootstrapServers,
+          Topics.ALL,
+          partitions,
+          replication,
+          topicConfigs,
+          Duration.ofSeconds(20));
     } catch (RuntimeException e) {
       log.warn("could not create Kafka topics at start-up: {}", e.toString());
     }

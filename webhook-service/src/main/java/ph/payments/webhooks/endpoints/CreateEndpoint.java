@@ -15,6 +15,7 @@ import ph.payments.platform.commands.CommandHandler;
 import ph.payments.platform.commands.CommandReplies;
 import ph.payments.platform.errors.ErrorCode;
 import ph.payments.platform.ids.IdType;
+import ph.payments.platform.sealing.ReplySealer;
 import ph.payments.webhooks.WebhookCommands;
 import ph.payments.webhooks.WebhookSettings;
 import ph.payments.webhooks.signing.SigningSecrets;
@@ -22,7 +23,9 @@ import ph.payments.webhooks.targets.TargetGuard;
 
 /**
  * Registers an endpoint with the id the gateway allocated, and answers 201 with its signing secret:
- * the only time the secret is shown (a rotation shows the new one).
+ * the only time the secret is shown (a rotation shows the new one). The secret is sealed for the
+ * gateway ({@link ReplySealer}), because the reply rests in the outbox, on the reply topic and in
+ * the gateway's command log and idempotency record.
  */
 @Singleton
 public class CreateEndpoint implements CommandHandler {
@@ -31,13 +34,19 @@ public class CreateEndpoint implements CommandHandler {
   private final TargetGuard targets;
   private final WebhookSettings settings;
   private final Clock clock;
+  private final ReplySealer sealer;
 
   public CreateEndpoint(
-      JdbcWebhookEndpoints endpoints, TargetGuard targets, WebhookSettings settings, Clock clock) {
+      JdbcWebhookEndpoints endpoints,
+      TargetGuard targets,
+      WebhookSettings settings,
+      Clock clock,
+      ReplySealer sealer) {
     this.endpoints = endpoints;
     this.targets = targets;
     this.settings = settings;
     this.clock = clock;
+    this.sealer = sealer;
   }
 
   @Override
@@ -87,6 +96,9 @@ public class CreateEndpoint implements CommandHandler {
             now);
     String secret = SigningSecrets.generate();
     endpoints.insert(connection, endpoint, secret);
-    return CommandReplies.ok(command, 201, EndpointJson.of(endpoint, secret));
+    return CommandReplies.ok(
+        command,
+        201,
+        EndpointJson.of(endpoint, sealer.seal(secret, command.commandId(), EndpointJson.SECRET)));
   }
 }

@@ -10,10 +10,17 @@ import ph.payments.platform.json.Json;
  */
 public final class EndpointJson {
 
+  /** The field that carries the signing secret, sealed with {@code REPLY_SEALING_KEY}. */
+  public static final String SECRET = "secret";
+
   public static ObjectNode of(WebhookEndpoint endpoint) {
     return of(endpoint, null);
   }
 
+  /**
+   * @param secret the signing secret as the reply carries it: sealed for the gateway ({@link
+   *     #SECRET} of the reply to the command), never in clear
+   */
   public static ObjectNode of(WebhookEndpoint endpoint, String secret) {
     ObjectNode json = Json.mapper().createObjectNode();
     json.put("id", endpoint.id());
@@ -22,7 +29,7 @@ public final class EndpointJson {
     ArrayNode events = json.putArray("events");
     endpoint.events().forEach(events::add);
     if (secret != null) {
-      json.put("secret", secret);
+      json.put(SECRET, secret);
     }
     json.put("description", endpoint.description());
     json.put("enabled", endpoint.enabled());

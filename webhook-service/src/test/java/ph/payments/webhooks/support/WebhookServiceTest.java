@@ -17,6 +17,7 @@ import java.time.Instant;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.TestInstance;
@@ -27,6 +28,7 @@ import ph.payments.contracts.commands.CommandReply;
 import ph.payments.platform.commands.CommandDispatcher;
 import ph.payments.platform.ids.IdType;
 import ph.payments.platform.json.Json;
+import ph.payments.platform.sealing.ReplySealer;
 import ph.payments.platform.tx.Transactions;
 import ph.payments.testkit.FreshDatabase;
 import ph.payments.testkit.TestDatabase;
@@ -45,6 +47,10 @@ public abstract class WebhookServiceTest implements TestPropertyProvider {
 
   public static final String TOKEN = "internal-token-for-webhook-tests";
   public static final String SECRET_KEY = "webhook-secret-key-for-tests";
+
+  /** {@code REPLY_SEALING_KEY} of the tests: 32 bytes in base64. */
+  public static final String REPLY_SEALING_KEY = "cmVwbHktc2VhbGluZy1rZXktZm9yLXRlc3RzLTMyYnk=";
+
   private static final HttpClient HTTP =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
@@ -71,6 +77,7 @@ public abstract class WebhookServiceTest implements TestPropertyProvider {
     properties.put("micronaut.server.port", "-1");
     properties.put("internal.token", TOKEN);
     properties.put("webhooks.secret-key", SECRET_KEY);
+    properties.put("security.reply-sealing-key", REPLY_SEALING_KEY);
     properties.put("webhooks.events.topic", topic);
     properties.put("webhooks.events.group-id", "webhook-service." + topic);
     properties.put("webhooks.purge.initial-delay", "1h");
@@ -177,7 +184,10 @@ public abstract class WebhookServiceTest implements TestPropertyProvider {
         });
   }
 
-  /** Creates an endpoint and returns it as created (with its secret). */
+  /**
+   * Creates an endpoint and returns it as the merchant sees it: with its secret opened, as the
+   * gateway opens it.
+   */
   protected JsonNode createEndpoint(
       String merchantId, String environment, String url, String... eventTypes) {
     CommandReply reply =
@@ -188,7 +198,13 @@ public abstract class WebhookServiceTest implements TestPropertyProvider {
             IdType.WEBHOOK_ENDPOINT.generate(),
             endpointBody(url, eventTypes));
     assertEquals(201, reply.status(), reply.body().toString());
-    return reply.body();
+    return opened(reply);
+  }
+
+  /** The reply's body with its sealed {@code secret} opened, as the gateway does. */
+  public static JsonNode opened(CommandReply reply) {
+    return ReplySealer.configured(REPLY_SEALING_KEY, false)
+        .openFields(reply.body(), reply.commandId(), Set.of("secret"));
   }
 
   protected static ObjectNode endpointBody(String url, String... eventTypes) {

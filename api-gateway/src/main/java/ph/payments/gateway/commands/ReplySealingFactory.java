@@ -1,0 +1,23 @@
+package ph.payments.gateway.commands;
+
+import io.micronaut.context.annotation.Context;
+import io.micronaut.context.annotation.Factory;
+import io.micronaut.context.annotation.Value;
+import io.micronaut.core.annotation.Nullable;
+import ph.payments.platform.sealing.ReplySealer;
+
+/**
+ * The key that opens sealed reply fields (webhook signing secrets), shared with webhook-service.
+ * Created with the application so a gateway without {@code REPLY_SEALING_KEY} refuses to start
+ * (unless {@code ALLOW_DEVELOPMENT_KEYS=true}) instead of failing on the first such request.
+ */
+@Factory
+class ReplySealingFactory {
+
+  @Context
+  ReplySealer replySealer(
+      @Nullable @Value("${security.reply-sealing-key:}") String key,
+      @Value("${security.allow-development-keys:false}") boolean allowDevelopmentKeys) {
+    return ReplySealer.configured(key, allowDevelopmentKeys);
+  }
+}
