@@ -84,7 +84,7 @@ public class CreatePayout implements CommandHandler {
     if (!amount.isPositive()) {
       return CommandReplies.invalid(command, Map.of("amount", "must be at least 0.01"));
     }
-    Optional<PayoutAdapter> rail = rails.route(method, currency);
+    Optional<PayoutAdapter> rail = rails.route(command.environment(), method, currency);
     if (rail.isEmpty()) {
       return CommandReplies.rejected(
           command,
