@@ -81,6 +81,9 @@ class MerchantJourneyE2EIT {
                 // Unpaid checkouts close soon, so live mode produces events of its own: live
                 // payments cannot be paid from outside (see liveModeIsKeptApartFromTestMode).
                 "PAYMENT_EXPIRY", "20s",
+                // Live mode routes only to named connectors (no_route otherwise): the journey's
+                // live payments go to the local simulated connector, named here explicitly.
+                "LIVE_CONNECTORS", "simulated",
                 // Four services share one PostgreSQL server (max_connections) with other systems.
                 "DATABASE_POOL_SIZE", System.getenv().getOrDefault("DATABASE_POOL_SIZE", "5")));
     receiver = Receiver.start();
@@ -358,7 +361,7 @@ class MerchantJourneyE2EIT {
 
   /**
    * SPEC part 5 and ARCHITECTURE: after activation a live key reaches live resources only. Live
-   * payments use the sandbox providers until real connectors exist (docs/payments.md), but the test
+   * payments go to the simulated connector this system names (LIVE_CONNECTORS), but the test
    * helpers answer only test keys and the customer-facing pages offer no way to pay, so a live
    * payment cannot be paid from outside: what can be observed is that it is created pending, is
    * listed only in live, and expires unpaid into the live event log alone.
@@ -414,6 +417,9 @@ class MerchantJourneyE2EIT {
     for (JsonNode payment : List.of(livePayment, liveQr)) {
       assertEquals("live", payment.get("environment").asText());
       assertEquals("pending", payment.get("status").asText());
+      assertTrue(
+          payment.get("provider").asText().startsWith("sandbox_"),
+          "a simulated live payment is labelled by its sandbox provider: " + payment);
     }
     assertTrue(liveQr.get("qr_code").isTextual(), "SPEC: live QR methods carry the QR payload");
 

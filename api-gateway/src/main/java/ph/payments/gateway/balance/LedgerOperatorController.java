@@ -38,6 +38,24 @@ public class LedgerOperatorController {
     return reads.getPublic(Owner.LEDGER, "/internal/audit");
   }
 
+  /**
+   * Merchants whose available balance is below zero (refunds may take it there; payouts never do):
+   * merchant, environment, currency, balance and since when. See docs/ledger.md, "Negative
+   * balances".
+   */
+  @Get("/ledger/negative_balances")
+  public HttpResponse<String> negativeBalances(
+      @Nullable @QueryValue String environment, @Nullable @QueryValue String limit) {
+    UriBuilder uri = UriBuilder.of("/internal/negative_balances");
+    if (environment != null) {
+      uri.queryParam("environment", environment);
+    }
+    if (limit != null) {
+      uri.queryParam("limit", limit);
+    }
+    return reads.getPublic(Owner.LEDGER, uri.build().toString());
+  }
+
   /** The merchant's postings of a period as CSV; see ledger-service {@code Statements}. */
   @Get("/merchants/{id}/statement")
   public HttpResponse<String> statement(

@@ -72,6 +72,8 @@ class BalanceIT extends GatewayTest {
                         + "\",\"available\":{\"PHP\":1462.50,\"USD\":-3.10}}";
           } else if (path.equals("/internal/audit")) {
             body = "{\"object\":\"ledger_audit\",\"ok\":true}";
+          } else if (path.equals("/internal/negative_balances")) {
+            body = "{\"object\":\"list\",\"data\":[]}";
           } else if (query.contains("environment=test")) {
             type = "text/csv; charset=utf-8";
             body =
@@ -164,6 +166,20 @@ class BalanceIT extends GatewayTest {
     Operator.Key balance = operator().createKey(merchant.id(), "test", List.of("balance:read"));
     assertEquals(200, http().get("/v1/balance", balance.secret()).status());
     assertEquals(401, http().get("/v1/balance", null).status());
+  }
+
+  @Test
+  void operatorsListNegativeBalancesWithTheAdminTokenOnly() {
+    Http.Response list =
+        http().get("/admin/v1/ledger/negative_balances?environment=live&limit=5", ADMIN_TOKEN);
+    assertEquals(200, list.status(), list.body());
+    assertEquals("{\"object\":\"list\",\"data\":[]}", list.body());
+    assertEquals("/internal/negative_balances", seen.get("path"));
+    assertEquals("environment=live&limit=5", seen.get("query"));
+    assertFalse(seen.containsKey("x-merchant-id"));
+    assertEquals(
+        401, http().get("/admin/v1/ledger/negative_balances", merchant.testSecret()).status());
+    assertEquals(401, http().get("/admin/v1/ledger/negative_balances", null).status());
   }
 
   @Test

@@ -18,6 +18,7 @@ import java.time.ZoneOffset;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
+import ph.payments.ledger.holds.domain.PayoutHold;
 import ph.payments.platform.errors.ApiException;
 import ph.payments.platform.ids.IdType;
 import ph.payments.platform.json.Json;
@@ -108,6 +109,16 @@ public class AuditController {
       row.put("merchant_id", a.merchantId());
       row.put("reason", a.reason());
       row.put("recorded_at", a.recordedAt().getEpochSecond());
+    }
+    ArrayNode oldHolds = json.putArray("old_holds");
+    for (PayoutHold h : report.oldHolds()) {
+      ObjectNode row = oldHolds.addObject();
+      row.put("payout_id", h.payoutId());
+      row.put("merchant_id", h.merchantId());
+      row.put("environment", h.environment());
+      row.put("amount", h.amount().amount());
+      row.put("currency", h.currency());
+      row.put("created", h.createdAt().getEpochSecond());
     }
     return json;
   }

@@ -8,9 +8,12 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import ph.payments.ledger.holds.domain.PayoutHold;
+import ph.payments.ledger.holds.persistence.JdbcHolds;
 import ph.payments.platform.tx.Transactions;
 
 /**
@@ -21,7 +24,9 @@ import ph.payments.platform.tx.Transactions;
  * <p>Checks: each account's balance equals the sum of its postings and its last posting's {@code
  * balance_after}; each journal transaction sums to zero; all postings of an environment and
  * currency sum to zero; each merchant's payouts-in-flight balance equals the sum of its payouts
- * still held. Anomalies (events the ledger could not apply) are reported beside.
+ * still held. Anomalies (events the ledger could not apply) and holds held for over an hour
+ * (payouts waiting for a cut-off, or orphans payments-service's reconciler will release) are
+ * reported beside.
  */
 @Singleton
 public class LedgerAudit {
@@ -29,13 +34,27 @@ public class LedgerAudit {
   /** How many of the newest anomalies a report lists. */
   static final int RECENT_ANOMALIES = 20;
 
+  /**
+   * A hold still {@code held} after this long is listed as an old hold: a payout on the batch rail
+   * may wait for its cut-off that long, but a hold whose payout was never created (an orphan) stays
+   * held until payments-service's reconciler releases it, so the list is where an operator sees
+   * both.
+   */
+  static final Duration OLD_HOLD_AGE = Duration.ofHours(1);
+
+  /** How many of the oldest such holds a report lists. */
+  static final int OLD_HOLDS = 20;
+
   private final Transactions transactions;
   private final JdbcAnomalies anomalies;
+  private final JdbcHolds holds;
   private final Clock clock;
 
-  public LedgerAudit(Transactions transactions, JdbcAnomalies anomalies, Clock clock) {
+  public LedgerAudit(
+      Transactions transactions, JdbcAnomalies anomalies, JdbcHolds holds, Clock clock) {
     this.transactions = transactions;
     this.anomalies = anomalies;
+    this.holds = holds;
     this.clock = clock;
   }
 
@@ -77,7 +96,8 @@ public class LedgerAudit {
       List<Total> totals,
       List<InFlightDifference> inFlightDifferences,
       long anomalyCount,
-      List<JdbcAnomalies.Anomaly> recentAnomalies) {
+      List<JdbcAnomalies.Anomaly> recentAnomalies,
+      List<PayoutHold> oldHolds) {
 
     public boolean consistent() {
       return balanceDifferences.isEmpty()
@@ -107,7 +127,8 @@ public class LedgerAudit {
               totals(c),
               inFlightDifferences(c),
               anomalies.count(c),
-              anomalies.recent(c, RECENT_ANOMALIES));
+              anomalies.recent(c, RECENT_ANOMALIES),
+              holds.heldBefore(c, clock.instant().minus(OLD_HOLD_AGE), OLD_HOLDS));
         });
   }
 

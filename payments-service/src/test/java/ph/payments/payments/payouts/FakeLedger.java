@@ -8,7 +8,10 @@ import io.micronaut.context.annotation.Replaces;
 import io.micronaut.context.annotation.Requires;
 import jakarta.inject.Singleton;
 import java.math.BigDecimal;
+import java.time.Clock;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -21,6 +24,7 @@ import ph.payments.payments.payouts.application.LedgerHolds;
 import ph.payments.payments.payouts.ledger.HttpLedgerHolds;
 import ph.payments.platform.json.Json;
 import ph.payments.platform.kafka.KafkaEnvelopes;
+import ph.payments.platform.money.Money;
 
 /**
  * ledger-service as payments-service relies on it, in process: holds with the contract's
@@ -37,14 +41,61 @@ import ph.payments.platform.kafka.KafkaEnvelopes;
 public class FakeLedger implements LedgerHolds {
 
   /** A hold as the ledger keeps it. */
-  public record Hold(String merchantId, String environment, BigDecimal amount, String status) {}
+  public record Hold(
+      String merchantId, String environment, BigDecimal amount, String status, Instant createdAt) {}
 
   private final Map<String, BigDecimal> available = new HashMap<>();
   private final Map<String, Hold> holds = new HashMap<>();
   private final List<HoldRequest> asked = new ArrayList<>();
   private final Set<String> applied = new HashSet<>();
+  private final List<String> released = new ArrayList<>();
+  private final Clock clock;
   private volatile boolean unreachable;
   private volatile boolean loseNextAnswer;
+
+  public FakeLedger(Clock clock) {
+    this.clock = clock;
+  }
+
+  @Override
+  public synchronized List<OpenHold> heldBefore(Instant createdBefore, int limit) {
+    if (unreachable) {
+      throw new Unavailable("fake ledger unreachable", null);
+    }
+    return holds.entrySet().stream()
+        .filter(e -> e.getValue().status().equals("held"))
+        .filter(e -> e.getValue().createdAt().isBefore(createdBefore))
+        .sorted(Comparator.comparing(e -> e.getValue().createdAt()))
+        .limit(limit)
+        .map(
+            e ->
+                new OpenHold(
+                    e.getKey(),
+                    e.getValue().merchantId(),
+                    e.getValue().environment(),
+                    Money.of(e.getValue().amount(), "PHP"),
+                    e.getValue().createdAt()))
+        .toList();
+  }
+
+  /** As the ledger: a held amount goes back to available once; a settled payout is refused. */
+  @Override
+  public synchronized void release(String payoutId) {
+    if (unreachable) {
+      throw new Unavailable("fake ledger unreachable", null);
+    }
+    Hold hold = holds.get(payoutId);
+    if (hold == null || hold.status().equals("settled")) {
+      throw new Unavailable("the fake ledger refuses to release " + payoutId, null);
+    }
+    released.add(payoutId);
+    settle(payoutId, "reversed", key(hold.merchantId(), hold.environment(), "PHP"));
+  }
+
+  /** Payout ids whose hold was released through {@link #release}, repeats included. */
+  public synchronized List<String> released() {
+    return List.copyOf(released);
+  }
 
   public synchronized void credit(String merchant, String environment, String amount) {
     available.merge(key(merchant, environment, "PHP"), new BigDecimal(amount), BigDecimal::add);
@@ -79,9 +130,10 @@ public class FakeLedger implements LedgerHolds {
     asked.add(request);
     Hold existing = holds.get(request.payoutId());
     if (existing != null) {
-      return existing.amount().compareTo(request.amount().amount()) == 0
-          ? new Held()
-          : new Refused("conflict", "HTTP 409");
+      if (existing.amount().compareTo(request.amount().amount()) != 0) {
+        return new Refused("conflict", "HTTP 409");
+      }
+      return existing.status().equals("held") ? new Held() : new Released();
     }
     String key = key(request.merchantId(), request.environment(), request.amount().currency());
     BigDecimal balance = available.getOrDefault(key, BigDecimal.ZERO);
@@ -91,7 +143,12 @@ public class FakeLedger implements LedgerHolds {
     available.put(key, balance.subtract(request.amount().amount()));
     holds.put(
         request.payoutId(),
-        new Hold(request.merchantId(), request.environment(), request.amount().amount(), "held"));
+        new Hold(
+            request.merchantId(),
+            request.environment(),
+            request.amount().amount(),
+            "held",
+            clock.instant()));
     if (loseNextAnswer) {
       loseNextAnswer = false;
       throw new Unavailable("the fake ledger took the hold but its answer was lost", null);
@@ -133,7 +190,9 @@ public class FakeLedger implements LedgerHolds {
     if (hold == null || !hold.status().equals("held")) {
       return;
     }
-    holds.put(payoutId, new Hold(hold.merchantId(), hold.environment(), hold.amount(), status));
+    holds.put(
+        payoutId,
+        new Hold(hold.merchantId(), hold.environment(), hold.amount(), status, hold.createdAt()));
     if (reverseTo != null) {
       available.merge(reverseTo, hold.amount(), BigDecimal::add);
     }

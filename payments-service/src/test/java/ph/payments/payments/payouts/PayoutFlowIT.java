@@ -3,6 +3,7 @@ package ph.payments.payments.payouts;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -20,16 +21,24 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
+import ph.payments.contracts.Envelope;
 import ph.payments.contracts.commands.Command;
 import ph.payments.contracts.commands.CommandReply;
 import ph.payments.payments.payments.MovableClock;
+import ph.payments.payments.payouts.application.ReleaseOrphanedHolds;
 import ph.payments.payments.providers.sandbox.SandboxPayoutBatches;
 import ph.payments.payments.support.ServiceClient;
 import ph.payments.platform.commands.CommandDispatcher;
 import ph.payments.platform.ids.IdType;
+import ph.payments.platform.json.Json;
 import ph.payments.platform.tx.Transactions;
 import ph.payments.testkit.FreshDatabase;
 import ph.payments.testkit.TestDatabase;
@@ -59,6 +68,8 @@ class PayoutFlowIT implements TestPropertyProvider {
   @Inject MovableClock clock;
   @Inject FakeLedger ledger;
   @Inject SandboxPayoutBatches batches;
+  @Inject InterruptedPayoutMoves moves;
+  @Inject ReleaseOrphanedHolds reconciler;
 
   private ServiceClient service;
 
@@ -67,6 +78,8 @@ class PayoutFlowIT implements TestPropertyProvider {
     TestDatabase database = TestDatabase.forClass(getClass());
     Map<String, String> properties = new HashMap<>();
     properties.put("spec.name", "PayoutFlowIT");
+    // Live mode here is the simulated connector, named explicitly (no_route otherwise).
+    properties.put("payments.live-connectors", "simulated");
     properties.put("datasources.default.url", database.jdbcUrl());
     properties.put("datasources.default.username", database.user());
     properties.put("kafka.bootstrap.servers", TestKafka.bootstrapServers());
@@ -76,6 +89,8 @@ class PayoutFlowIT implements TestPropertyProvider {
     properties.put("payments.expiry-sweep", "1h");
     properties.put("payments.sandbox.batch-sweep", "1h"); // the test sends batches itself
     properties.put("outbox.sweep-interval", "200ms");
+    properties.put("payments.orphaned-holds.sweep", "1h"); // the test runs the reconciler itself
+    properties.put("payments.orphaned-holds.grace", "15m");
     return properties;
   }
 
@@ -468,6 +483,119 @@ class PayoutFlowIT implements TestPropertyProvider {
     CommandReply retried = service().dispatch(command);
     assertEquals(201, retried.status(), retried.body().toString());
     assertEquals(2, ledger.asked().stream().filter(h -> h.merchantId().equals(merchant)).count());
+    assertEquals(new BigDecimal("700.00"), ledger.available(merchant, "test"), "held once");
+  }
+
+  /**
+   * Issue 14, item 8: the hold is taken, then the payout's transaction fails (injected), and the
+   * command is never retried successfully. The reconciler leaves the hold alone within the grace
+   * period, releases it after (once, with the balance restored), and a retry that comes after the
+   * release is refused: it neither creates a payout nor takes a new hold.
+   */
+  @Test
+  void aHoldWhosePayoutNeverCommittedIsReleasedAndALateRetryIsRefused() {
+    String merchant = merchantWith("1000");
+    Command command =
+        ServiceClient.command(
+            "payouts.create",
+            merchant,
+            "test",
+            IdType.PAYOUT.generate(),
+            "{\"amount\":400,\"method\":\"ewallet1\",\"destination\":" + WALLET + "}");
+    String id = command.resourceId();
+    moves.failCreations(true);
+    try {
+      assertThrows(RuntimeException.class, () -> service().dispatch(command));
+    } finally {
+      moves.failCreations(false);
+    }
+    assertEquals("held", ledger.holdOf(id).status(), "the hold committed before the failure");
+    assertEquals(new BigDecimal("600.00"), ledger.available(merchant, "test"));
+    assertEquals(404, service().get("/internal/payouts/" + id, merchant, "test").statusCode());
+
+    reconciler.releaseOrphans();
+    assertEquals("held", ledger.holdOf(id).status(), "within the grace period: left alone");
+
+    clock.advance(Duration.ofMinutes(16));
+    reconciler.releaseOrphans();
+    assertEquals("reversed", ledger.holdOf(id).status());
+    assertEquals(new BigDecimal("1000.00"), ledger.available(merchant, "test"), "restored");
+    reconciler.releaseOrphans();
+    assertEquals(
+        1, ledger.released().stream().filter(id::equals).count(), "released once, not again");
+
+    long asked = ledger.asked().stream().filter(h -> h.payoutId().equals(id)).count();
+    CommandReply late = service().dispatch(command);
+    assertEquals(400, late.status(), late.body().toString());
+    assertEquals("invalid_state", late.body().at("/error/code").asText());
+    assertEquals(404, service().get("/internal/payouts/" + id, merchant, "test").statusCode());
+    assertEquals(
+        asked,
+        ledger.asked().stream().filter(h -> h.payoutId().equals(id)).count(),
+        "no new hold was asked for a released payout");
+    assertEquals(new BigDecimal("1000.00"), ledger.available(merchant, "test"));
+  }
+
+  /**
+   * The race of item 8 the other way round: a command still being retried keeps its hold (its asks
+   * are recent), and a retry whose transaction holds the hold's row while the reconciler runs wins:
+   * the reconciler waits for it, then sees the payout and releases nothing.
+   */
+  @Test
+  void aRetryInFlightKeepsItsHoldAndACommitUnderwayWinsTheRace() throws Exception {
+    String merchant = merchantWith("1000");
+    Command command =
+        ServiceClient.command(
+            "payouts.create",
+            merchant,
+            "test",
+            IdType.PAYOUT.generate(),
+            "{\"amount\":300,\"method\":\"ewallet1\",\"destination\":" + WALLET + "}");
+    String id = command.resourceId();
+    moves.failCreations(true);
+    try {
+      assertThrows(RuntimeException.class, () -> service().dispatch(command));
+      clock.advance(Duration.ofMinutes(16));
+      assertThrows(RuntimeException.class, () -> service().dispatch(command)); // retried now
+    } finally {
+      moves.failCreations(false);
+    }
+    reconciler.releaseOrphans();
+    assertEquals("held", ledger.holdOf(id).status(), "a command tried within the grace: kept");
+
+    // The retry asks (prepare) and the grace passes before its transaction runs; the transaction
+    // then holds the row lock while the reconciler decides.
+    Envelope envelope =
+        new Envelope(
+            IdType.MESSAGE.generate(),
+            "command.payouts.create",
+            command.commandId(),
+            Instant.now(),
+            Json.toBytes(command));
+    dispatcher.prepare(envelope);
+    clock.advance(Duration.ofMinutes(16));
+    CountDownLatch reached = new CountDownLatch(1);
+    CountDownLatch proceed = new CountDownLatch(1);
+    moves.pauseNextCreation(reached, proceed);
+    ExecutorService threads = Executors.newFixedThreadPool(2);
+    try {
+      Future<?> creating =
+          threads.submit(() -> transactions.inTransaction(c -> dispatcher.dispatch(c, envelope)));
+      assertTrue(reached.await(30, TimeUnit.SECONDS), "the creation reached its pause");
+      Future<Integer> reconciling = threads.submit(() -> reconciler.releaseOrphans());
+      Thread.sleep(300); // the reconciler is now waiting for the row lock
+      assertFalse(reconciling.isDone(), "the reconciler waits for the creating transaction");
+      proceed.countDown();
+      creating.get(30, TimeUnit.SECONDS);
+      reconciling.get(30, TimeUnit.SECONDS);
+    } finally {
+      proceed.countDown();
+      threads.shutdownNow();
+    }
+    CommandReply reply = service().replyTo(command.commandId());
+    assertEquals(201, reply.status(), reply.body().toString());
+    assertFalse(ledger.released().contains(id), "the payout exists: its hold is not released");
+    assertNotEquals("reversed", ledger.holdOf(id).status());
     assertEquals(new BigDecimal("700.00"), ledger.available(merchant, "test"), "held once");
   }
 

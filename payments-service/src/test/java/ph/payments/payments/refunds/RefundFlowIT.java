@@ -62,6 +62,8 @@ class RefundFlowIT implements TestPropertyProvider {
     TestDatabase database = TestDatabase.forClass(getClass());
     Map<String, String> properties = new HashMap<>();
     properties.put("spec.name", "RefundFlowIT");
+    // Live mode here is the simulated connector, named explicitly (no_route otherwise).
+    properties.put("payments.live-connectors", "simulated");
     properties.put("datasources.default.url", database.jdbcUrl());
     properties.put("datasources.default.username", database.user());
     properties.put("kafka.bootstrap.servers", TestKafka.bootstrapServers());

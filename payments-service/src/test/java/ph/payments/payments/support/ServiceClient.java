@@ -61,6 +61,7 @@ public final class ServiceClient {
             command.commandId(),
             Instant.now(),
             Json.toBytes(command));
+    dispatcher.prepare(envelope); // as the listener does, before the transaction opens
     return transactions.inTransaction(
         connection -> {
           dispatcher.dispatch(connection, envelope);

@@ -7,6 +7,8 @@ import java.util.Map;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import ph.payments.contracts.Envelope;
 import ph.payments.contracts.Topics;
 import ph.payments.contracts.commands.Command;
@@ -26,6 +28,8 @@ import ph.payments.platform.outbox.OutboxWriter;
  * second reply; the first reply is already on its way.
  */
 public final class CommandDispatcher {
+
+  private static final Logger log = LoggerFactory.getLogger(CommandDispatcher.class);
 
   private final String consumerName;
   private final Map<String, CommandHandler> handlers;
@@ -107,6 +111,23 @@ public final class CommandDispatcher {
                       CommandReplies.rejected(command, ErrorCode.INTERNAL_ERROR, PARKED_MESSAGE))));
           return null;
         });
+  }
+
+  /**
+   * Runs the handler's {@link CommandHandler#prepare} for the command in {@code envelope}, outside
+   * any transaction: call it before opening the transaction that {@link #dispatch}es the command.
+   * Never throws; a failed preparation leaves the handler to fail the command for a retry.
+   */
+  public void prepare(Envelope envelope) {
+    try {
+      Command command = Json.fromBytes(envelope.payload(), Command.class);
+      CommandHandler handler = handlers.get(command.type());
+      if (handler != null) {
+        handler.prepare(command);
+      }
+    } catch (RuntimeException e) {
+      log.warn("preparing command message {} failed: {}", envelope.messageId(), e.toString());
+    }
   }
 
   private CommandReply handle(Connection connection, Command command) throws SQLException {

@@ -17,6 +17,17 @@ public interface CommandHandler {
 
   CommandReply handle(Connection connection, Command command) throws SQLException;
 
+  /**
+   * Work that must happen before the owner's transaction opens, because it waits on another service
+   * (an HTTP call) and no database transaction may be held open across such a wait. Runs for every
+   * delivery of the command, before {@link #handle}, outside any transaction; it must be
+   * idempotent, and it must record what {@link #handle} needs in the database itself, since {@link
+   * #handle} may run without it (a redelivery after a crash, another instance). A failure here is
+   * logged and swallowed: {@link #handle} sees that the work is missing and fails the command for a
+   * retry.
+   */
+  default void prepare(Command command) {}
+
   /** The work of a handler, for {@link #of}. */
   @FunctionalInterface
   interface Work {

@@ -55,6 +55,11 @@ public class CommandListener {
 
   @Topic("${commands.topic}")
   public void receive(List<ConsumerRecord<String, byte[]>> records, Consumer<?, ?> consumer) {
+    // Calls to other services (a payout's ledger hold) happen here, before the batch transaction
+    // opens, so no transaction waits on the network (CommandHandler.prepare).
+    for (ConsumerRecord<String, byte[]> record : records) {
+      dispatcher.prepare(KafkaEnvelopes.fromRecord(record));
+    }
     applier.apply(
         records,
         consumer,

@@ -6,6 +6,9 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import ph.payments.ledger.holds.domain.HoldStatus;
 import ph.payments.ledger.holds.domain.PayoutHold;
@@ -38,19 +41,46 @@ public class JdbcHolds {
         if (!rs.next()) {
           return Optional.empty();
         }
-        Timestamp updated = rs.getTimestamp(9);
-        return Optional.of(
-            new PayoutHold(
-                rs.getString(1),
-                rs.getString(2),
-                rs.getString(3),
-                Money.of(rs.getBigDecimal(5), rs.getString(4)),
-                HoldStatus.fromWire(rs.getString(6)),
-                rs.getBigDecimal(7),
-                rs.getTimestamp(8).toInstant(),
-                updated.toInstant()));
+        return Optional.of(row(rs));
       }
     }
+  }
+
+  /**
+   * Holds still {@code held} that were taken before {@code createdBefore}, oldest first: the
+   * candidates for an orphaned hold (a payout that was never created after its hold was taken),
+   * which payments-service's reconciler checks against its payouts.
+   */
+  public List<PayoutHold> heldBefore(Connection connection, Instant createdBefore, int limit)
+      throws SQLException {
+    List<PayoutHold> held = new ArrayList<>();
+    try (PreparedStatement select =
+        connection.prepareStatement(
+            "SELECT "
+                + COLUMNS
+                + " FROM payout_holds WHERE status = 'held' AND created_at < ?"
+                + " ORDER BY created_at, payout_id LIMIT ?")) {
+      select.setTimestamp(1, Timestamp.from(createdBefore));
+      select.setInt(2, limit);
+      try (ResultSet rs = select.executeQuery()) {
+        while (rs.next()) {
+          held.add(row(rs));
+        }
+      }
+    }
+    return held;
+  }
+
+  private static PayoutHold row(ResultSet rs) throws SQLException {
+    return new PayoutHold(
+        rs.getString(1),
+        rs.getString(2),
+        rs.getString(3),
+        Money.of(rs.getBigDecimal(5), rs.getString(4)),
+        HoldStatus.fromWire(rs.getString(6)),
+        rs.getBigDecimal(7),
+        rs.getTimestamp(8).toInstant(),
+        rs.getTimestamp(9).toInstant());
   }
 
   /**

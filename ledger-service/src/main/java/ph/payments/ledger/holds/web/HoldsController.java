@@ -1,6 +1,7 @@
 package ph.payments.ledger.holds.web;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpResponse;
@@ -8,11 +9,14 @@ import io.micronaut.http.annotation.Body;
 import io.micronaut.http.annotation.Controller;
 import io.micronaut.http.annotation.Get;
 import io.micronaut.http.annotation.Post;
+import io.micronaut.http.annotation.QueryValue;
 import io.micronaut.scheduling.TaskExecutors;
 import io.micronaut.scheduling.annotation.ExecuteOn;
 import java.math.BigDecimal;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import ph.payments.ledger.holds.application.RecordPayoutOutcome;
@@ -88,6 +92,40 @@ public class HoldsController {
     throw new ApiException(
         ErrorCode.CONFLICT,
         "This payout id was used with another merchant, environment, amount or currency.");
+  }
+
+  /**
+   * Holds still {@code held} that were taken before {@code created_before} (epoch seconds), oldest
+   * first, at most {@code limit} (1–1000, default 100): what payments-service's reconciler checks
+   * for payouts that never appeared (docs/ledger.md, "Orphaned holds").
+   */
+  @Get
+  public ObjectNode held(
+      @Nullable @QueryValue String status,
+      @Nullable @QueryValue("created_before") Long createdBefore,
+      @Nullable @QueryValue Integer limit) {
+    Map<String, String> issues = new LinkedHashMap<>();
+    if (!"held".equals(status)) {
+      issues.put("status", "must be held");
+    }
+    if (createdBefore == null || createdBefore < 0) {
+      issues.put("created_before", "must be a time in epoch seconds");
+    }
+    int max = limit == null ? 100 : limit;
+    if (max < 1 || max > 1000) {
+      issues.put("limit", "must be between 1 and 1000");
+    }
+    if (!issues.isEmpty()) {
+      throw ApiException.invalid(issues);
+    }
+    List<PayoutHold> held =
+        transactions.inTransaction(
+            c -> holds.heldBefore(c, Instant.ofEpochSecond(createdBefore), max));
+    ObjectNode json = Json.mapper().createObjectNode();
+    json.put("object", "list");
+    ArrayNode data = json.putArray("data");
+    held.forEach(h -> data.add(json(h)));
+    return json;
   }
 
   @Get("/{payoutId}")

@@ -67,7 +67,7 @@ public class CreatePayment implements CommandHandler {
     String method = body.get("method").asText();
     String currency = text(body, "currency").orElse("PHP");
     Money amount = Money.of(body.get("amount").decimalValue(), currency);
-    Optional<ProviderAdapter> provider = router.route(method, currency);
+    Optional<ProviderAdapter> provider = router.route(command.environment(), method, currency);
     if (provider.isEmpty()) {
       return CommandReplies.rejected(
           command,

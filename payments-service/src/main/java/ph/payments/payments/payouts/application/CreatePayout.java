@@ -10,12 +10,15 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import ph.payments.contracts.commands.Command;
 import ph.payments.contracts.commands.CommandReply;
 import ph.payments.payments.payouts.domain.Destination;
 import ph.payments.payments.payouts.domain.Payout;
 import ph.payments.payments.payouts.domain.PayoutFees;
 import ph.payments.payments.payouts.domain.PayoutStatus;
+import ph.payments.payments.payouts.persistence.JdbcHoldRequests;
 import ph.payments.payments.payouts.persistence.JdbcPayoutBanks;
 import ph.payments.payments.payouts.web.PayoutJson;
 import ph.payments.payments.providers.PayoutAdapter;
@@ -25,6 +28,7 @@ import ph.payments.platform.commands.CommandReplies;
 import ph.payments.platform.errors.ErrorCode;
 import ph.payments.platform.money.InvalidAmountException;
 import ph.payments.platform.money.Money;
+import ph.payments.platform.tx.Transactions;
 
 /**
  * {@code payouts.create}: pays out from the merchant's balance (SPEC parts 3 and 4).
@@ -33,9 +37,12 @@ import ph.payments.platform.money.Money;
  *   <li>Everything that can refuse the payout is checked first: a rail for the method and currency
  *       ({@code no_route}), the rail's limit, an amount above the fee, the destination and its bank
  *       code (an active code of the registry).
- *   <li>The ledger holds the amount ({@link LedgerHolds}, idempotent on the payout id). Not enough
- *       balance: 400 {@code insufficient_balance} and nothing is created. No answer: the command
- *       fails and is retried later; a payout never exists without its hold.
+ *   <li>The ledger holds the amount ({@link LedgerHolds}, idempotent on the payout id), asked in
+ *       {@link #prepare} before the command's transaction opens, and recorded in {@code
+ *       payout_hold_requests}. Not enough balance: 400 {@code insufficient_balance} and nothing is
+ *       created. No answer: the command fails and is retried later; a payout never exists without
+ *       its hold. A hold whose payout never appears is released by {@link ReleaseOrphanedHolds},
+ *       and a command that comes after that release is refused ({@code invalid_state}).
  *   <li>The rail takes the payout and its first answer decides the state: {@code succeeded} or
  *       {@code failed} at once (with {@code payout.succeeded} / {@code payout.failed}), {@code
  *       processing}, or {@code pending} until the batch rail's cut-off.
@@ -44,12 +51,16 @@ import ph.payments.platform.money.Money;
 @Singleton
 public class CreatePayout implements CommandHandler {
 
+  private static final Logger log = LoggerFactory.getLogger(CreatePayout.class);
+
   public static final String TYPE = "payouts.create";
 
   private final PayoutRouter rails;
   private final JdbcPayoutBanks banks;
   private final LedgerHolds ledger;
   private final PayoutMoves moves;
+  private final JdbcHoldRequests requests;
+  private final Transactions transactions;
   private final Clock clock;
 
   public CreatePayout(
@@ -57,11 +68,15 @@ public class CreatePayout implements CommandHandler {
       JdbcPayoutBanks banks,
       LedgerHolds ledger,
       PayoutMoves moves,
+      JdbcHoldRequests requests,
+      Transactions transactions,
       Clock clock) {
     this.rails = rails;
     this.banks = banks;
     this.ledger = ledger;
     this.moves = moves;
+    this.requests = requests;
+    this.transactions = transactions;
     this.clock = clock;
   }
 
@@ -70,8 +85,18 @@ public class CreatePayout implements CommandHandler {
     return TYPE;
   }
 
-  @Override
-  public CommandReply handle(Connection connection, Command command) throws SQLException {
+  /** A payout that passed every check, and what it needs. */
+  private record Checked(
+      Money amount, PayoutAdapter rail, Money fee, Destination destination, String method) {}
+
+  /**
+   * Everything that can refuse the payout before its hold: the same checks in {@link #prepare} (so
+   * no hold is asked for a payout that will be refused) and in {@link #handle}.
+   *
+   * @return the refusal, or null when {@code checked[0]} holds the checked payout
+   */
+  private CommandReply check(Connection connection, Command command, Checked[] checked)
+      throws SQLException {
     JsonNode body = command.body();
     String method = body.path("method").asText("");
     String currency = body.hasNonNull("currency") ? body.get("currency").asText() : "PHP";
@@ -84,7 +109,7 @@ public class CreatePayout implements CommandHandler {
     if (!amount.isPositive()) {
       return CommandReplies.invalid(command, Map.of("amount", "must be at least 0.01"));
     }
-    Optional<PayoutAdapter> rail = rails.route(method, currency);
+    Optional<PayoutAdapter> rail = rails.route(command.environment(), method, currency);
     if (rail.isEmpty()) {
       return CommandReplies.rejected(
           command,
@@ -132,26 +157,117 @@ public class CreatePayout implements CommandHandler {
                     : "names an inactive bank (status 0 in GET /v1/payout-banks)"));
       }
     }
+    checked[0] = new Checked(amount, rail.get(), fee, destination, method);
+    return null;
+  }
 
-    // Before anything is written: a retried command asks again, and the hold's idempotency on
-    // the payout id makes that safe.
-    LedgerHolds.Outcome hold =
-        ledger.hold(
-            new LedgerHolds.HoldRequest(
-                command.resourceId(), command.merchantId(), command.environment(), amount));
-    if (hold instanceof LedgerHolds.Insufficient) {
-      return CommandReplies.rejected(
-          command,
-          ErrorCode.INSUFFICIENT_BALANCE,
-          "The available balance is lower than the payout amount.");
+  /**
+   * Asks the ledger for the hold, outside any transaction (issue 14, item 8): the ask is recorded
+   * first ({@code payout_hold_requests}, committed), then the HTTP call, then the answer in a
+   * second short transaction. {@link #handle} reads the answer under the row's lock. Skipped when
+   * the payout exists or its hold was released (a redelivery, a late retry).
+   */
+  @Override
+  public void prepare(Command command) {
+    Checked[] checked = new Checked[1];
+    CommandReply refusal = transactions.inTransaction(c -> check(c, command, checked));
+    if (refusal != null) {
+      return; // handle gives the same answer; nothing to hold
     }
-    if (hold instanceof LedgerHolds.Refused refused) {
+    LedgerHolds.HoldRequest request =
+        new LedgerHolds.HoldRequest(
+            command.resourceId(), command.merchantId(), command.environment(), checked[0].amount());
+    boolean ask =
+        transactions.inTransaction(
+            c -> requests.asking(c, request, command.commandId(), clock.instant()));
+    if (!ask) {
+      return;
+    }
+    String outcome;
+    String code = null;
+    try {
+      LedgerHolds.Outcome hold = ledger.hold(request);
+      if (hold instanceof LedgerHolds.Refused refused) {
+        outcome = "refused";
+        code = refused.code();
+      } else if (hold instanceof LedgerHolds.Insufficient) {
+        outcome = "insufficient";
+      } else if (hold instanceof LedgerHolds.Released) {
+        outcome = "released";
+      } else {
+        outcome = "held";
+      }
+    } catch (LedgerHolds.Unavailable e) {
+      log.warn("hold of payout {}: {}", command.resourceId(), e.getMessage());
+      outcome = "unavailable";
+    }
+    String answer = outcome;
+    String refusalCode = code;
+    transactions.inTransaction(
+        c -> {
+          requests.answered(c, command.resourceId(), answer, refusalCode);
+          return null;
+        });
+  }
+
+  @Override
+  public CommandReply handle(Connection connection, Command command) throws SQLException {
+    JsonNode body = command.body();
+    Checked[] checked = new Checked[1];
+    CommandReply refusal = check(connection, command, checked);
+    if (refusal != null) {
+      return refusal;
+    }
+    Money amount = checked[0].amount();
+    Money fee = checked[0].fee();
+    Destination destination = checked[0].destination();
+    String method = checked[0].method();
+    Optional<PayoutAdapter> rail = Optional.of(checked[0].rail());
+
+    // The hold was asked before this transaction (prepare); its row is locked until commit, so the
+    // reconciler cannot release it between this check and the payout's insert, and a hold it did
+    // release is never used.
+    JdbcHoldRequests.HoldRequestRow hold =
+        requests
+            .lock(connection, command.resourceId())
+            .orElseThrow(
+                () ->
+                    new LedgerHolds.Unavailable(
+                        "the hold of payout " + command.resourceId() + " was not asked yet", null));
+    if (hold.released()) {
       return CommandReplies.rejected(
           command,
-          ErrorCode.fromCode(refused.code())
-              .filter(c -> c == ErrorCode.CONFLICT)
-              .orElse(ErrorCode.INTERNAL_ERROR),
-          "The ledger refused the payout's hold (" + refused.code() + ").");
+          ErrorCode.INVALID_STATE,
+          "The payout could not be created in time and its hold was given back; nothing was paid"
+              + " out. Create the payout again.");
+    }
+    switch (hold.outcome()) {
+      case "held" -> {}
+      case "insufficient" -> {
+        return CommandReplies.rejected(
+            command,
+            ErrorCode.INSUFFICIENT_BALANCE,
+            "The available balance is lower than the payout amount.");
+      }
+      case "released" -> {
+        return CommandReplies.rejected(
+            command,
+            ErrorCode.INVALID_STATE,
+            "The payout's hold was already given back; nothing was paid out. Create the payout"
+                + " again.");
+      }
+      case "refused" -> {
+        return CommandReplies.rejected(
+            command,
+            ErrorCode.fromCode(hold.refusalCode())
+                .filter(c -> c == ErrorCode.CONFLICT)
+                .orElse(ErrorCode.INTERNAL_ERROR),
+            "The ledger refused the payout's hold (" + hold.refusalCode() + ").");
+      }
+      default ->
+          // asking or unavailable: no answer yet; fail the command, the retry asks again.
+          throw new LedgerHolds.Unavailable(
+              "no answer from the ledger for the hold of payout " + command.resourceId(), null);
     }
 
     Instant now = clock.instant();

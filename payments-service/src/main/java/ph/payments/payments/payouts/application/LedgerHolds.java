@@ -1,5 +1,7 @@
 package ph.payments.payments.payouts.application;
 
+import java.time.Instant;
+import java.util.List;
 import ph.payments.platform.money.Money;
 
 /**
@@ -17,10 +19,17 @@ public interface LedgerHolds {
   record HoldRequest(String payoutId, String merchantId, String environment, Money amount) {}
 
   /** The ledger's answer. */
-  sealed interface Outcome permits Held, Insufficient, Refused {}
+  sealed interface Outcome permits Held, Insufficient, Refused, Released {}
 
   /** The amount is held (now, or by an earlier request for the same payout). */
   record Held() implements Outcome {}
+
+  /**
+   * The payout id's hold was taken once and has been given back (released as an orphan, or its
+   * payout failed): nothing is held now, and asking again takes nothing. The payout must not be
+   * created.
+   */
+  record Released() implements Outcome {}
 
   /** The available balance does not cover the amount; nothing was held. */
   record Insufficient() implements Outcome {}
@@ -46,4 +55,23 @@ public interface LedgerHolds {
    * @throws Unavailable when no answer came
    */
   Outcome hold(HoldRequest request);
+
+  /** A hold the ledger still has as {@code held}. */
+  record OpenHold(
+      String payoutId, String merchantId, String environment, Money amount, Instant createdAt) {}
+
+  /**
+   * Holds still held that the ledger took before {@code createdBefore}, oldest first.
+   *
+   * @throws Unavailable when no answer came
+   */
+  List<OpenHold> heldBefore(Instant createdBefore, int limit);
+
+  /**
+   * Gives the payout's hold back (a journal entry moves it from in-flight to available once; asking
+   * again changes nothing). Only for a payout that will never exist.
+   *
+   * @throws Unavailable when no answer came, or the ledger refused (the caller retries later)
+   */
+  void release(String payoutId);
 }

@@ -11,11 +11,15 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import ph.payments.payments.payouts.application.LedgerHolds;
 import ph.payments.platform.json.Json;
 import ph.payments.platform.micronaut.InternalHeaders;
+import ph.payments.platform.money.Money;
 
 /**
  * {@link LedgerHolds} over ledger-service's internal HTTP API: {@code POST
@@ -76,7 +80,9 @@ public class HttpLedgerHolds implements LedgerHolds {
     }
     int status = response.statusCode();
     if (status == 200 || status == 201) {
-      return new Held();
+      // A replay answers the hold as it stands: one that was given back holds nothing now.
+      String holdStatus = holdStatus(response.body());
+      return holdStatus == null || holdStatus.equals("held") ? new Held() : new Released();
     }
     String code = errorCode(response.body());
     if (status == 400 && "insufficient_balance".equals(code)) {
@@ -93,6 +99,80 @@ public class HttpLedgerHolds implements LedgerHolds {
         status,
         response.body());
     return new Refused(code == null ? "internal_error" : code, "HTTP " + status);
+  }
+
+  @Override
+  public List<OpenHold> heldBefore(Instant createdBefore, int limit) {
+    HttpResponse<String> response =
+        send(
+            URI.create(
+                holds
+                    + "?status=held&created_before="
+                    + createdBefore.getEpochSecond()
+                    + "&limit="
+                    + limit),
+            null);
+    if (response.statusCode() != 200) {
+      throw new Unavailable(
+          "ledger-service answered " + response.statusCode() + " to the list of open holds", null);
+    }
+    List<OpenHold> open = new ArrayList<>();
+    for (JsonNode hold : Json.tree(response.body()).path("data")) {
+      open.add(
+          new OpenHold(
+              hold.get("payout_id").asText(),
+              hold.get("merchant_id").asText(),
+              hold.get("environment").asText(),
+              Money.of(hold.get("amount").decimalValue(), hold.get("currency").asText()),
+              Instant.ofEpochSecond(hold.get("created").asLong())));
+    }
+    return open;
+  }
+
+  @Override
+  public void release(String payoutId) {
+    HttpResponse<String> response =
+        send(URI.create(holds + "/" + payoutId + "/release"), new byte[0]);
+    if (response.statusCode() != 200) {
+      throw new Unavailable(
+          "ledger-service answered "
+              + response.statusCode()
+              + " to releasing the hold of "
+              + payoutId
+              + ": "
+              + response.body(),
+          null);
+    }
+  }
+
+  /** GET when {@code body} is null, else POST. */
+  private HttpResponse<String> send(URI uri, byte[] body) {
+    HttpRequest.Builder request =
+        HttpRequest.newBuilder(uri)
+            .timeout(timeout)
+            .header(InternalHeaders.TOKEN, internalToken)
+            .header("Accept", "application/json");
+    if (body != null) {
+      request.header("Content-Type", "application/json");
+      request.POST(HttpRequest.BodyPublishers.ofByteArray(body));
+    }
+    try {
+      return client.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    } catch (IOException e) {
+      throw new Unavailable("ledger-service unreachable at " + uri + ": " + e, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new Unavailable("interrupted while asking ledger-service", e);
+    }
+  }
+
+  private static String holdStatus(String body) {
+    try {
+      JsonNode status = Json.tree(body).path("status");
+      return status.isTextual() ? status.asText() : null;
+    } catch (RuntimeException notJson) {
+      return null;
+    }
   }
 
   private static String errorCode(String body) {

@@ -7,6 +7,7 @@ import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.Map;
+import java.util.Optional;
 import ph.payments.contracts.commands.Command;
 import ph.payments.contracts.commands.CommandReply;
 import ph.payments.payments.payments.application.MerchantPayments;
@@ -121,12 +122,16 @@ public class CreateRefund implements CommandHandler {
       }
       amount = refundable;
     }
-    ProviderAdapter provider =
-        providers
-            .byName(payment.provider())
-            .orElseThrow(
-                () ->
-                    new IllegalStateException("payment provider " + payment.provider() + " gone"));
+    Optional<ProviderAdapter> route = providers.byName(command.environment(), payment.provider());
+    if (route.isEmpty()) {
+      // A live payment whose provider live mode no longer uses (LIVE_CONNECTORS changed): the
+      // refund must not go through a provider that moves no money.
+      return CommandReplies.rejected(
+          command,
+          ErrorCode.NO_ROUTE,
+          "The payment's provider " + payment.provider() + " is not available for refunds.");
+    }
+    ProviderAdapter provider = route.get();
     ProviderAdapter.RefundAccepted accepted =
         provider.refund(
             connection,
