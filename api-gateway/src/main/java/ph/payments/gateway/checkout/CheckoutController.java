@@ -14,6 +14,8 @@ import io.micronaut.scheduling.TaskExecutors;
 import io.micronaut.scheduling.annotation.ExecuteOn;
 import java.util.Map;
 import java.util.regex.Pattern;
+import ph.payments.gateway.edge.ClientAddressLimited;
+import ph.payments.gateway.edge.ClientAddressLimits;
 import ph.payments.gateway.routing.Owner;
 import ph.payments.gateway.routing.ReadRouter;
 import ph.payments.platform.errors.ApiException;
@@ -42,17 +44,20 @@ public class CheckoutController {
   /** What a checkout token looks like; anything else is 404 without asking the owner. */
   static final Pattern TOKEN = Pattern.compile("ct_[A-Za-z0-9_-]{32}");
 
+  @ClientAddressLimited(ClientAddressLimits.Kind.CHECKOUT)
   @Get(uri = "/qr/{token}.png", produces = "image/png")
   public HttpResponse<byte[]> png(String token) {
     return HttpResponse.ok(QrImages.png(qrPayload(token))).contentType(MediaType.IMAGE_PNG_TYPE);
   }
 
+  @ClientAddressLimited(ClientAddressLimits.Kind.CHECKOUT)
   @Get(uri = "/qr/{token}.svg", produces = "image/svg+xml")
   public HttpResponse<String> svg(String token) {
     return HttpResponse.ok(QrImages.svg(qrPayload(token)))
         .contentType(MediaType.of("image/svg+xml"));
   }
 
+  @ClientAddressLimited(ClientAddressLimits.Kind.CHECKOUT)
   @Get(uri = "/checkout/{token}", produces = MediaType.TEXT_HTML)
   public HttpResponse<String> page(String token) {
     JsonNode payment = publicView(token);
@@ -98,6 +103,7 @@ public class CheckoutController {
   }
 
   /** Providers call this public URL; the body and signature reach payments-service untouched. */
+  @ClientAddressLimited(ClientAddressLimits.Kind.CALLBACK)
   @Post(uri = "/callbacks/providers/{provider}", consumes = MediaType.APPLICATION_JSON)
   public HttpResponse<String> providerCallback(
       HttpRequest<?> request,
