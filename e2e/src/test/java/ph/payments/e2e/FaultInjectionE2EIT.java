@@ -42,11 +42,12 @@ import ph.payments.webhooks.verify.WebhookSignatureException;
  *
  * <p>Merchants' clients run a stream of requests (create a payment, drive it to success or failure
  * with the sandbox helper, refund part or all of it, pay out from the balance), each with an {@code
- * Idempotency-Key}, and retry every request whose outcome is unknown (no answer, 5xx, 409 while the
- * first try still runs, 429) with the same key until it is answered definitively, as SPEC part 4
- * lets a merchant do. Meanwhile, in turn: each service is killed with SIGKILL and bin/run starts it
- * again, the Kafka broker is killed and started again, PostgreSQL refuses connections to all four
- * databases, then to the payments database alone.
+ * Idempotency-Key}, and retry every request whose outcome is unknown (no answer, 5xx, 202 while the
+ * command is accepted but unanswered, 409 while the first try still runs, 429) with the same key
+ * until it is answered definitively, as SPEC part 4 lets a merchant do. Meanwhile, in turn: each
+ * service is killed with SIGKILL and bin/run starts it again, the Kafka broker is killed and
+ * started again, PostgreSQL refuses connections to all four databases, then to the payments
+ * database alone.
  *
  * <p>Afterwards: every accepted payment, refund and payout exists once, in its state; a replay of
  * every request returns the stored answer; each expected event is in the event log once and nothing
@@ -581,8 +582,9 @@ class FaultInjectionE2EIT {
 
     /**
      * Sends until the answer is definitive, with the same key each time. Unknown outcomes are no
-     * answer at all (the connection broke: the request may or may not have been applied), 5xx (503
-     * while the reply is late), 409 (the first try is still running) and 429.
+     * answer at all (the connection broke: the request may or may not have been applied), 202 (a
+     * creation whose reply is late: the id is known, the result not yet), 5xx, 409 (the first try
+     * is still running) and 429.
      */
     private Call send(String path, String body, String key) throws InterruptedException {
       String startPhase = phase;
@@ -595,7 +597,7 @@ class FaultInjectionE2EIT {
         try {
           Merchant.Reply reply = api.post(path, body, "Idempotency-Key", key);
           int status = reply.status();
-          if (status != 409 && status != 429 && status < 500) {
+          if (status != 202 && status != 409 && status != 429 && status < 500) {
             count("answered");
             Call call =
                 new Call(

@@ -62,7 +62,8 @@ class PaymentsE2EIT {
     assertEquals("PHP", payment.get("currency").asText());
     assertEquals("37.51", payment.get("fee_amount").decimalValue().toPlainString(), "2.5% half-up");
     assertTrue(payment.get("net_amount").isNull());
-    assertTrue(payment.get("checkout_url").asText().contains("/checkout/" + id));
+    assertTrue(payment.get("checkout_url").asText().matches(".*/checkout/ct_[A-Za-z0-9_-]{32}"));
+    assertFalse(payment.get("checkout_url").asText().contains(id), "no guessable id in the URL");
     assertTrue(payment.get("app_link").asText().startsWith("ewallet1://"));
     assertEquals("order-1001", payment.get("idempotency_key").asText());
     assertTrue(payment.get("expires_at").asLong() > payment.get("created").asLong());
@@ -136,9 +137,14 @@ class PaymentsE2EIT {
     Merchant.Reply png = anonymous.get(image.substring(image.indexOf("/qr/")));
     assertEquals(200, png.status());
     assertEquals("image/png", png.raw().headers().firstValue("Content-Type").orElse(""));
-    Merchant.Reply page = anonymous.get("/checkout/" + created.json().get("id").asText());
+    String checkout = created.json().get("checkout_url").asText();
+    Merchant.Reply page = anonymous.get(checkout.substring(checkout.indexOf("/checkout/")));
     assertEquals(200, page.status());
     assertTrue(page.raw().body().contains("TEST MODE"));
+    // The payment id opens neither the page nor the image.
+    String id = created.json().get("id").asText();
+    assertEquals(404, anonymous.get("/checkout/" + id).status());
+    assertEquals(404, anonymous.get("/qr/" + id + ".png").status());
   }
 
   @Test

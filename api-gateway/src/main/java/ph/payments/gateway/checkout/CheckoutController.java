@@ -13,10 +13,12 @@ import io.micronaut.http.annotation.Post;
 import io.micronaut.scheduling.TaskExecutors;
 import io.micronaut.scheduling.annotation.ExecuteOn;
 import java.util.Map;
+import java.util.regex.Pattern;
+import ph.payments.gateway.edge.ClientAddressLimited;
+import ph.payments.gateway.edge.ClientAddressLimits;
 import ph.payments.gateway.routing.Owner;
 import ph.payments.gateway.routing.ReadRouter;
 import ph.payments.platform.errors.ApiException;
-import ph.payments.platform.ids.IdType;
 import ph.payments.platform.json.Json;
 
 /**
@@ -24,6 +26,10 @@ import ph.payments.platform.json.Json;
  * checkout_url}), the QR image ({@code qr_code_url}, PNG and SVG) and the public endpoint where
  * providers report ({@code /callbacks/providers/{name}}, verified by payments-service). The
  * checkout page is deliberately simple for now; the full hosted checkout comes later.
+ *
+ * <p>Pages and images are addressed by the payment's checkout token (192 random bits, {@code
+ * ct_…}), resolved by payments-service; a payment id in their place is 404, so one link does not
+ * lead to the time-ordered neighbours of its payment.
  */
 @Controller
 @ExecuteOn(TaskExecutors.BLOCKING)
@@ -35,23 +41,30 @@ public class CheckoutController {
     this.router = router;
   }
 
-  @Get(uri = "/qr/{id}.png", produces = "image/png")
-  public HttpResponse<byte[]> png(String id) {
-    return HttpResponse.ok(QrImages.png(qrPayload(id))).contentType(MediaType.IMAGE_PNG_TYPE);
+  /** What a checkout token looks like; anything else is 404 without asking the owner. */
+  static final Pattern TOKEN = Pattern.compile("ct_[A-Za-z0-9_-]{32}");
+
+  @ClientAddressLimited(ClientAddressLimits.Kind.CHECKOUT)
+  @Get(uri = "/qr/{token}.png", produces = "image/png")
+  public HttpResponse<byte[]> png(String token) {
+    return HttpResponse.ok(QrImages.png(qrPayload(token))).contentType(MediaType.IMAGE_PNG_TYPE);
   }
 
-  @Get(uri = "/qr/{id}.svg", produces = "image/svg+xml")
-  public HttpResponse<String> svg(String id) {
-    return HttpResponse.ok(QrImages.svg(qrPayload(id))).contentType(MediaType.of("image/svg+xml"));
+  @ClientAddressLimited(ClientAddressLimits.Kind.CHECKOUT)
+  @Get(uri = "/qr/{token}.svg", produces = "image/svg+xml")
+  public HttpResponse<String> svg(String token) {
+    return HttpResponse.ok(QrImages.svg(qrPayload(token)))
+        .contentType(MediaType.of("image/svg+xml"));
   }
 
-  @Get(uri = "/checkout/{id}", produces = MediaType.TEXT_HTML)
-  public HttpResponse<String> page(String id) {
-    JsonNode payment = publicView(id);
+  @ClientAddressLimited(ClientAddressLimits.Kind.CHECKOUT)
+  @Get(uri = "/checkout/{token}", produces = MediaType.TEXT_HTML)
+  public HttpResponse<String> page(String token) {
+    JsonNode payment = publicView(token);
     String qr =
         payment.path("qr_code").isTextual()
             ? "<img alt=\"QR code to pay\" width=\"280\" height=\"280\" src=\"/qr/"
-                + escape(id)
+                + escape(token)
                 + ".svg\">"
             : "";
     String app =
@@ -90,6 +103,7 @@ public class CheckoutController {
   }
 
   /** Providers call this public URL; the body and signature reach payments-service untouched. */
+  @ClientAddressLimited(ClientAddressLimits.Kind.CALLBACK)
   @Post(uri = "/callbacks/providers/{provider}", consumes = MediaType.APPLICATION_JSON)
   public HttpResponse<String> providerCallback(
       HttpRequest<?> request,
@@ -106,22 +120,22 @@ public class CheckoutController {
         signature == null ? Map.of() : Map.of("X-Provider-Signature", signature));
   }
 
-  private String qrPayload(String id) {
-    JsonNode payment = publicView(id);
+  private String qrPayload(String token) {
+    JsonNode payment = publicView(token);
     if (!payment.path("qr_code").isTextual()) {
       throw ApiException.notFound("QR code");
     }
     return payment.get("qr_code").asText();
   }
 
-  private JsonNode publicView(String id) {
-    if (!IdType.PAYMENT.matches(id)) {
-      throw ApiException.notFound("payment");
+  private JsonNode publicView(String token) {
+    if (!TOKEN.matcher(token).matches()) {
+      throw ApiException.notFound("checkout");
     }
     HttpResponse<String> answer =
-        router.getPublic(Owner.PAYMENTS, "/internal/public/payments/" + id);
+        router.getPublic(Owner.PAYMENTS, "/internal/public/checkouts/" + token);
     if (answer.getStatus().getCode() != 200) {
-      throw ApiException.notFound("payment");
+      throw ApiException.notFound("checkout");
     }
     return Json.tree(answer.body());
   }

@@ -37,8 +37,8 @@ import ph.payments.platform.tx.Transactions;
 @Singleton
 public class CommandBus {
 
-  /** Retry-After of a 503 for a command whose outcome is not known yet. */
-  static final Duration RETRY_AFTER = Duration.ofSeconds(1);
+  /** Retry-After of a 503 (or a 202) for a command whose outcome is not known yet. */
+  public static final Duration RETRY_AFTER = Duration.ofSeconds(1);
 
   private final Transactions transactions;
   private final OutboxWriter outbox;
@@ -93,10 +93,18 @@ public class CommandBus {
    *     within the deadline; the command stays accepted and will still be applied
    */
   public CommandReply submit(Request request) {
+    return send(request).orElseThrow(CommandBus::late);
+  }
+
+  /**
+   * Accepts {@code request} and waits for its reply; empty when no reply came within the deadline
+   * (the command stays accepted and will still be applied).
+   */
+  public Optional<CommandReply> send(Request request) {
     Command command = prepare(request);
     try (Waiter waiter = expect(command.commandId())) {
       accept(command, request.topic());
-      return waiter.await();
+      return waiter.awaitReply();
     }
   }
 
@@ -167,9 +175,44 @@ public class CommandBus {
     }
   }
 
+  /**
+   * Where the creation of {@code resourceId} by a command of {@code commandType} stands in the
+   * command log, seen by its own merchant and environment only; empty when no such command was
+   * accepted (or its row was purged).
+   */
+  public Optional<Creation> creation(
+      String commandType, String resourceId, String merchantId, String environment) {
+    return transactions.inTransaction(
+        connection ->
+            CommandLog.findCreation(connection, commandType, resourceId, merchantId, environment));
+  }
+
+  /**
+   * A creating command in the log.
+   *
+   * @param reply the owner's reply, or empty while the command waits
+   */
+  public record Creation(String commandId, Optional<CommandReply> reply) {}
+
+  /** An accepted command as it was written. */
+  public Optional<Command> command(String commandId) {
+    return transactions.inTransaction(connection -> CommandLog.find(connection, commandId));
+  }
+
   /** The recorded reply of a command, if the owner has answered. */
   public Optional<CommandReply> recordedReply(String commandId) {
     return transactions.inTransaction(connection -> CommandLog.findReply(connection, commandId));
+  }
+
+  /**
+   * The answer to a command that is accepted but unanswered, for commands that create nothing the
+   * client could look up (a creation answers 202 with the new id instead).
+   */
+  public static ApiException late() {
+    return ApiException.unavailable(
+        "The request was accepted but is still being processed. Retry with the"
+            + " same Idempotency-Key to get its result.",
+        RETRY_AFTER);
   }
 
   /** A request's wait for one command's reply; see {@link #expect}. */
@@ -190,17 +233,19 @@ public class CommandBus {
      *     within the deadline; the command stays accepted and will still be applied
      */
     public CommandReply await() {
+      return awaitReply().orElseThrow(CommandBus::late);
+    }
+
+    /**
+     * The reply, waiting up to the reply timeout for it; empty when none came within the deadline
+     * (the command stays accepted and will still be applied).
+     */
+    public Optional<CommandReply> awaitReply() {
       try {
-        return reply.get(replyTimeout.toMillis(), TimeUnit.MILLISECONDS);
+        return Optional.of(reply.get(replyTimeout.toMillis(), TimeUnit.MILLISECONDS));
       } catch (TimeoutException e) {
         // The broadcast may have been missed (e.g. right after start-up); the log is the truth.
-        return recordedReply(commandId)
-            .orElseThrow(
-                () ->
-                    ApiException.unavailable(
-                        "The request was accepted but is still being processed. Retry with the"
-                            + " same Idempotency-Key to get its result.",
-                        RETRY_AFTER));
+        return recordedReply(commandId);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         throw ApiException.unavailable("Interrupted while waiting.", RETRY_AFTER);

@@ -85,5 +85,63 @@ final class CommandLog {
     }
   }
 
+  static Optional<Command> find(Connection connection, String commandId) throws SQLException {
+    try (PreparedStatement select =
+        connection.prepareStatement(
+            "SELECT command_type, merchant_id, environment, resource_id, request, created_at"
+                + " FROM commands WHERE command_id = ?")) {
+      select.setString(1, commandId);
+      try (ResultSet rs = select.executeQuery()) {
+        if (!rs.next()) {
+          return Optional.empty();
+        }
+        return Optional.of(
+            new Command(
+                commandId,
+                rs.getString("command_type"),
+                rs.getString("merchant_id"),
+                rs.getString("environment"),
+                rs.getString("resource_id"),
+                Json.tree(rs.getString("request")),
+                rs.getTimestamp("created_at").toInstant()));
+      }
+    }
+  }
+
+  /** The creating command of {@code resourceId}, only when it belongs to this merchant. */
+  static Optional<CommandBus.Creation> findCreation(
+      Connection connection,
+      String commandType,
+      String resourceId,
+      String merchantId,
+      String environment)
+      throws SQLException {
+    try (PreparedStatement select =
+        connection.prepareStatement(
+            "SELECT command_id, reply_status, reply_body, replied_at FROM commands"
+                + " WHERE resource_id = ? AND command_type = ? AND merchant_id = ?"
+                + " AND environment = ?")) {
+      select.setString(1, resourceId);
+      select.setString(2, commandType);
+      select.setString(3, merchantId);
+      select.setString(4, environment);
+      try (ResultSet rs = select.executeQuery()) {
+        if (!rs.next()) {
+          return Optional.empty();
+        }
+        String commandId = rs.getString("command_id");
+        Optional<CommandReply> reply =
+            rs.getTimestamp("replied_at") == null
+                ? Optional.empty()
+                : Optional.of(
+                    new CommandReply(
+                        commandId,
+                        rs.getInt("reply_status"),
+                        Json.tree(rs.getString("reply_body"))));
+        return Optional.of(new CommandBus.Creation(commandId, reply));
+      }
+    }
+  }
+
   private CommandLog() {}
 }

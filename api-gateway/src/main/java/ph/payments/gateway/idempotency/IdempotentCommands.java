@@ -1,11 +1,14 @@
 package ph.payments.gateway.idempotency;
 
+import io.micronaut.core.annotation.Nullable;
 import jakarta.inject.Singleton;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
 import ph.payments.contracts.commands.Command;
 import ph.payments.contracts.commands.CommandReply;
 import ph.payments.gateway.commands.CommandBus;
@@ -23,8 +26,9 @@ import ph.payments.platform.tx.Transactions;
  *       the stored response once the first one finished.
  *   <li>The same key with another method, path or body is 409 {@code conflict}.
  *   <li>A completed record replays its status and body byte for byte.
- *   <li>A record whose request gave up waiting (503) is taken over by the retry, which waits for
- *       the same command's reply: a command is never written twice for one key.
+ *   <li>A record whose request gave up waiting (202 for a creation, 503 otherwise) is taken over by
+ *       the retry, which waits for the same command's reply and, if that is still late, answers the
+ *       same way: a command is never written twice for one key.
  *   <li>The response is stored by the durable reply recorder ({@link CompleteOnReply}) and by the
  *       waiting request, whichever comes first; both store the same bytes.
  * </ul>
@@ -58,12 +62,21 @@ public class IdempotentCommands {
    * command's reply.
    *
    * @param method and {@code path}: the route, part of what a key is bound to
+   * @param late the answer when the reply does not come in time, given the resource id of the
+   *     command that was admitted (after a takeover, the first request's, not this one's): a
+   *     creation's 202 with that id; null for 503. Nothing of it is stored: the record waits for
+   *     the real reply
    * @throws ApiException 409 {@code conflict} when the key belongs to another request or its
    *     request is still being processed; 503 {@code internal_error} with {@code Retry-After} when
-   *     the reply did not come in time (a retry with the same key gets the result)
+   *     the reply did not come in time and {@code late} is null (a retry with the same key gets the
+   *     result)
    */
   public Response submit(
-      IdempotencyKey key, String method, String path, CommandBus.Request request) {
+      IdempotencyKey key,
+      String method,
+      String path,
+      CommandBus.Request request,
+      @Nullable Function<String, Response> late) {
     IdempotencyRecords.Owner owner =
         new IdempotencyRecords.Owner(
             Objects.requireNonNull(request.merchantId(), "merchantId"),
@@ -94,7 +107,7 @@ public class IdempotentCommands {
             return claim instanceof Claim.Admitted;
           });
       if (found.get() instanceof Claim.Admitted) {
-        return store(command.commandId(), waiter.await());
+        return answer(command, waiter.awaitReply(), late);
       }
     }
 
@@ -118,8 +131,23 @@ public class IdempotentCommands {
     String commandId = ((Claim.TakenOver) claim).commandId();
     try (CommandBus.Waiter waiter = bus.expect(commandId)) {
       // The reply may have been recorded between the claim and the registration.
-      return store(commandId, bus.recordedReply(commandId).orElseGet(waiter::await));
+      Optional<CommandReply> reply = bus.recordedReply(commandId);
+      return answer(
+          bus.command(commandId).orElseThrow(),
+          reply.isPresent() ? reply : waiter.awaitReply(),
+          late);
     }
+  }
+
+  private Response answer(
+      Command command, Optional<CommandReply> reply, Function<String, Response> late) {
+    if (reply.isPresent()) {
+      return store(command.commandId(), reply.get());
+    }
+    if (late == null) {
+      throw CommandBus.late();
+    }
+    return late.apply(command.resourceId());
   }
 
   /**

@@ -39,6 +39,8 @@ import ph.payments.platform.money.Money;
 public class PaymentsController {
 
   public static final String CREATE = "payments.create";
+  static final CommandEndpoint.Creation CREATION =
+      new CommandEndpoint.Creation(CREATE, "payment", "/v1/payments");
   static final Set<String> STATUSES =
       Set.of("pending", "processing", "succeeded", "failed", "expired", "refunded");
   static final Set<String> HELPER_ACTIONS = Set.of("process", "succeed", "fail", "expire");
@@ -82,8 +84,8 @@ public class PaymentsController {
     ObjectNode command = ((ObjectNode) json).deepCopy();
     command.put("idempotency_key", request.getHeaders().get("Idempotency-Key"));
     command.put("merchant_name", merchant.merchantName());
-    return commands.execute(
-        request, merchant, Topics.PAYMENTS_COMMANDS, CREATE, IdType.PAYMENT.generate(), command);
+    return commands.create(
+        request, merchant, Topics.PAYMENTS_COMMANDS, CREATION, IdType.PAYMENT.generate(), command);
   }
 
   @Get("/payments")
@@ -111,12 +113,12 @@ public class PaymentsController {
       throw ApiException.invalid(Map.of("expand", "the only value is events"));
     }
     requirePaymentId(id);
-    return reads.get(
-        request,
-        MerchantContext.of(request),
-        Owner.PAYMENTS,
-        "/internal/payments/" + id,
-        Set.of("expand"));
+    MerchantContext merchant = MerchantContext.of(request);
+    return commands.orPending(
+        reads.get(request, merchant, Owner.PAYMENTS, "/internal/payments/" + id, Set.of("expand")),
+        merchant,
+        CREATION,
+        id);
   }
 
   /** Sandbox only: what the customer or provider did, through the sandbox provider. */

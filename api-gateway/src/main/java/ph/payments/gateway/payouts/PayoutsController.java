@@ -39,6 +39,8 @@ import ph.payments.platform.money.Money;
 public class PayoutsController {
 
   public static final String CREATE = "payouts.create";
+  static final CommandEndpoint.Creation CREATION =
+      new CommandEndpoint.Creation(CREATE, "payout", "/v1/payouts");
   static final Set<String> STATUSES = Set.of("pending", "processing", "succeeded", "failed");
   static final Set<String> HELPER_ACTIONS = Set.of("succeed", "fail");
 
@@ -63,11 +65,11 @@ public class PayoutsController {
     body.optionalString("description", 0, 1000);
     Metadata.check(body);
     body.validate();
-    return commands.execute(
+    return commands.create(
         request,
         MerchantContext.of(request),
         Topics.PAYMENTS_COMMANDS,
-        CREATE,
+        CREATION,
         IdType.PAYOUT.generate(),
         json);
   }
@@ -95,8 +97,12 @@ public class PayoutsController {
   @RequiresScope("payouts:read")
   public HttpResponse<String> get(HttpRequest<?> request, String id) {
     requirePayoutId(id);
-    return reads.get(
-        request, MerchantContext.of(request), Owner.PAYMENTS, "/internal/payouts/" + id, Set.of());
+    MerchantContext merchant = MerchantContext.of(request);
+    return commands.orPending(
+        reads.get(request, merchant, Owner.PAYMENTS, "/internal/payouts/" + id, Set.of()),
+        merchant,
+        CREATION,
+        id);
   }
 
   /** The bank-code registry for bank payouts, whole, ordered by code. */

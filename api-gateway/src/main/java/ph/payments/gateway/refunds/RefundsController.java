@@ -37,6 +37,8 @@ import ph.payments.platform.money.Money;
 public class RefundsController {
 
   public static final String CREATE = "refunds.create";
+  static final CommandEndpoint.Creation CREATION =
+      new CommandEndpoint.Creation(CREATE, "refund", "/v1/refunds");
   static final Set<String> REASONS =
       Set.of("duplicate", "fraudulent", "requested_by_customer", "other");
   static final Set<String> STATUSES =
@@ -62,11 +64,11 @@ public class RefundsController {
     body.optionalAmount("amount", Money.MIN_AMOUNT, new BigDecimal("999999999999"));
     body.optionalEnum("reason", REASONS);
     body.validate();
-    return commands.execute(
+    return commands.create(
         request,
         MerchantContext.of(request),
         Topics.PAYMENTS_COMMANDS,
-        CREATE,
+        CREATION,
         IdType.REFUND.generate(),
         json);
   }
@@ -98,8 +100,12 @@ public class RefundsController {
   @RequiresScope("refunds:read")
   public HttpResponse<String> get(HttpRequest<?> request, String id) {
     requireRefundId(id);
-    return reads.get(
-        request, MerchantContext.of(request), Owner.PAYMENTS, "/internal/refunds/" + id, Set.of());
+    MerchantContext merchant = MerchantContext.of(request);
+    return commands.orPending(
+        reads.get(request, merchant, Owner.PAYMENTS, "/internal/refunds/" + id, Set.of()),
+        merchant,
+        CREATION,
+        id);
   }
 
   /** Sandbox only: the bank or the operators decide a refund that was not answered at once. */

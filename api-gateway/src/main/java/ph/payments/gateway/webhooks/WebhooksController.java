@@ -41,6 +41,8 @@ import ph.payments.platform.json.Json;
 public class WebhooksController {
 
   public static final String CREATE = "webhooks.endpoints.create";
+  static final CommandEndpoint.Creation CREATION =
+      new CommandEndpoint.Creation(CREATE, "webhook_endpoint", "/v1/webhooks/endpoints");
   public static final String UPDATE = "webhooks.endpoints.update";
   public static final String DELETE = "webhooks.endpoints.delete";
   public static final String ROTATE_SECRET = "webhooks.endpoints.rotate_secret";
@@ -92,11 +94,11 @@ public class WebhooksController {
     ArrayNode eventList = command.putArray("events");
     (events == null ? DEFAULT_EVENTS : events).forEach(eventList::add);
     command.put("description", description);
-    return commands.execute(
+    return commands.create(
         request,
         MerchantContext.of(request),
         Topics.WEBHOOKS_COMMANDS,
-        CREATE,
+        CREATION,
         IdType.WEBHOOK_ENDPOINT.generate(),
         command,
         SEALED_FIELDS);
@@ -117,12 +119,17 @@ public class WebhooksController {
   @Get("/endpoints/{id}")
   @RequiresScope("webhooks:read")
   public HttpResponse<String> get(HttpRequest<?> request, String id) {
-    return reads.get(
-        request,
-        MerchantContext.of(request),
-        Owner.WEBHOOKS,
-        "/internal/webhook_endpoints/" + endpointId(id),
-        Set.of());
+    MerchantContext merchant = MerchantContext.of(request);
+    return commands.orPending(
+        reads.get(
+            request,
+            merchant,
+            Owner.WEBHOOKS,
+            "/internal/webhook_endpoints/" + endpointId(id),
+            Set.of()),
+        merchant,
+        CREATION,
+        id);
   }
 
   /**

@@ -14,7 +14,7 @@ import ph.payments.gateway.support.Http;
 /**
  * SPEC part 4's rules for {@code POST /v1/payments}, each limit at its edge, over real HTTP. A
  * rejected body never reaches payments-service (none runs here), so these answers are the gateway's
- * alone; valid bodies get past validation and are accepted as commands (503 after the short reply
+ * alone; valid bodies get past validation and are accepted as commands (202 after the short reply
  * timeout, since no owner runs in this test).
  */
 @MicronautTest
@@ -83,9 +83,12 @@ class PaymentValidationIT extends GatewayTest {
       })
   void validBodiesAreAccepted(String body) {
     Http.Response response = http().post("/v1/payments", key, body);
-    // No payments-service runs here: a valid body is accepted as a command and times out.
-    assertEquals(503, response.status(), response.body());
-    assertEquals("internal_error", response.errorCode());
+    // No payments-service runs here: a valid body is accepted as a command and times out, which
+    // for a creation is 202 with the allocated id and its status URL.
+    assertEquals(202, response.status(), response.body());
+    String id = response.json().get("id").asText();
+    assertTrue(id.startsWith("pay_"), id);
+    assertEquals("/v1/payments/" + id, response.header("Location").orElse(null));
     assertTrue(response.header("Retry-After").isPresent());
   }
 

@@ -19,7 +19,7 @@ import ph.payments.gateway.support.Operator;
  * {@code POST /v1/payouts} body rules of SPEC parts 4 and 8, each destination shape per method, and
  * the payout routes' parameters, scopes and sandbox-only helpers, over real HTTP. A rejected
  * request never reaches payments-service (none runs here); valid ones are accepted as commands and
- * time out (503). The bank code's place in the registry is payments-service's to check.
+ * time out (202 with the id). The bank code's place in the registry is payments-service's to check.
  */
 @MicronautTest
 class PayoutValidationIT extends GatewayTest {
@@ -122,8 +122,10 @@ class PayoutValidationIT extends GatewayTest {
       })
   void validBodiesAreAccepted(String body) {
     Http.Response response = http().post("/v1/payouts", merchant.testSecret(), body);
-    assertEquals(503, response.status(), response.body());
-    assertEquals("internal_error", response.errorCode());
+    assertEquals(202, response.status(), response.body());
+    assertEquals("payout", response.json().get("object").asText());
+    assertEquals("pending", response.json().get("status").asText());
+    assertTrue(response.header("Location").orElse("").startsWith("/v1/payouts/po_"));
   }
 
   @ParameterizedTest(name = "GET /v1/payouts?{0} is refused on {1}")

@@ -18,7 +18,8 @@ import ph.payments.gateway.support.Operator;
 /**
  * {@code POST /v1/refunds} body rules and the refund routes' parameters, scopes and sandbox-only
  * helpers, over real HTTP. A rejected request never reaches payments-service (none runs here);
- * valid ones are accepted as commands and time out (503), as in {@code PaymentValidationIT}.
+ * valid ones are accepted as commands and time out (202 with the id), as in {@code
+ * PaymentValidationIT}.
  */
 @MicronautTest
 class RefundValidationIT extends GatewayTest {
@@ -72,8 +73,9 @@ class RefundValidationIT extends GatewayTest {
       })
   void validBodiesAreAccepted(String body) {
     Http.Response response = http().post("/v1/refunds", merchant.testSecret(), body);
-    assertEquals(503, response.status(), response.body());
-    assertEquals("internal_error", response.errorCode());
+    assertEquals(202, response.status(), response.body());
+    assertEquals("refund", response.json().get("object").asText());
+    assertTrue(response.header("Location").orElse("").startsWith("/v1/refunds/re_"));
   }
 
   @ParameterizedTest(name = "GET /v1/refunds?{0} is refused on {1}")

@@ -25,7 +25,8 @@ import ph.payments.platform.tx.Transactions;
  * The webhook endpoint API's rules at the gateway, over real HTTP: every body rule names its field,
  * scopes are enforced, ids are checked, and a valid request becomes exactly the command
  * webhook-service expects (read back from the command log). No webhook-service runs here, so
- * accepted commands time out with 503 after a short reply timeout.
+ * accepted commands time out after a short reply timeout: 202 with the id for the creation, 503 for
+ * the others.
  */
 @MicronautTest
 class WebhookEndpointsValidationIT extends GatewayTest {
@@ -103,7 +104,10 @@ class WebhookEndpointsValidationIT extends GatewayTest {
                 "/v1/webhooks/endpoints",
                 key,
                 Http.json(Map.of("url", "https://hooks.example.ph/a", "description", "Shop")));
-    assertEquals(503, response.status(), "accepted; no owner answers here");
+    assertEquals(202, response.status(), "accepted; no owner answers here");
+    assertEquals(
+        "/v1/webhooks/endpoints/" + response.json().get("id").asText(),
+        response.header("Location").orElse(null));
     JsonNode command = lastCommand("webhooks.endpoints.create");
     assertEquals(Topics.WEBHOOKS_COMMANDS, command.get("topic").asText());
     assertEquals(merchant.id(), command.get("merchant_id").asText());

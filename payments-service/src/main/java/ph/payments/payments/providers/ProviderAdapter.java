@@ -35,7 +35,8 @@ public interface ProviderAdapter extends CallbackSource {
       ph.payments.platform.money.Money amount,
       String description,
       String returnUrl,
-      java.time.Instant expiresAt) {}
+      java.time.Instant expiresAt,
+      String checkoutToken) {}
 
   /** The provider's answer: its reference and where the customer goes. */
   record Registered(String providerRef, Payment.Checkout checkout) {}

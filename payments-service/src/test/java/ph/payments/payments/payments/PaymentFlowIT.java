@@ -2,6 +2,7 @@ package ph.payments.payments.payments;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -82,9 +83,12 @@ class PaymentFlowIT implements TestPropertyProvider {
     assertEquals("sandbox_card", payment.get("provider").asText());
     assertEquals("50.00", payment.get("fee_amount").decimalValue().toPlainString());
     assertTrue(payment.get("net_amount").isNull());
+    String checkoutUrl = payment.get("checkout_url").asText();
     assertTrue(
-        payment.get("checkout_url").asText().endsWith("/checkout/" + payment.get("id").asText()),
-        "card payments are paid on the hosted checkout page, which the gateway serves");
+        checkoutUrl.matches(".*/checkout/ct_[A-Za-z0-9_-]{32}"),
+        "card payments are paid on the hosted checkout page, which the gateway serves: "
+            + checkoutUrl);
+    assertFalse(checkoutUrl.contains(payment.get("id").asText()), "never the guessable id");
     List<String> fields = new ArrayList<>();
     payment.fieldNames().forEachRemaining(fields::add);
     assertEquals(
@@ -288,6 +292,32 @@ class PaymentFlowIT implements TestPropertyProvider {
     JsonNode pendingOnly =
         Json.tree(internal("/internal/payments?status=succeeded", merchant, "test").body());
     assertEquals(0, pendingOnly.get("data").size());
+  }
+
+  @Test
+  void thePublicCheckoutViewIsFoundByItsTokenOnly() throws Exception {
+    JsonNode first = create("test", "{\"amount\":120,\"method\":\"rail1_qr\"}").body();
+    JsonNode second = create("test", "{\"amount\":120,\"method\":\"rail1_qr\"}").body();
+    String token = tokenOf(first.get("checkout_url").asText());
+    assertEquals(token, tokenOf(first.get("qr_code_url").asText().replace(".png", "")));
+    assertNotEquals(token, tokenOf(second.get("checkout_url").asText()));
+
+    HttpResponse<String> view = internal("/internal/public/checkouts/" + token, null, null);
+    assertEquals(200, view.statusCode(), view.body());
+    JsonNode json = Json.tree(view.body());
+    assertEquals(first.get("qr_code").asText(), json.get("qr_code").asText());
+    assertFalse(json.has("id"), "the customer's view does not name the payment id");
+
+    // Neither the payment id nor a near miss of the token resolves anything.
+    String id = first.get("id").asText();
+    assertEquals(404, internal("/internal/public/checkouts/" + id, null, null).statusCode());
+    assertEquals(404, internal("/internal/public/payments/" + id, null, null).statusCode());
+    String nearMiss = token.substring(0, token.length() - 1) + (token.endsWith("A") ? "B" : "A");
+    assertEquals(404, internal("/internal/public/checkouts/" + nearMiss, null, null).statusCode());
+  }
+
+  private static String tokenOf(String url) {
+    return url.substring(url.lastIndexOf('/') + 1);
   }
 
   private CommandReply create(String environment, String body) {

@@ -12,6 +12,7 @@ import java.time.Instant;
 import java.util.Optional;
 import ph.payments.contracts.commands.Command;
 import ph.payments.contracts.commands.CommandReply;
+import ph.payments.payments.payments.domain.CheckoutTokens;
 import ph.payments.payments.payments.domain.Customer;
 import ph.payments.payments.payments.domain.Payment;
 import ph.payments.payments.payments.domain.PaymentStatus;
@@ -97,7 +98,8 @@ public class CreatePayment implements CommandHandler {
                     amount,
                     text(body, "description").orElse(null),
                     text(body, "return_url").orElse(null),
-                    expiresAt));
+                    expiresAt,
+                    CheckoutTokens.generate()));
     Payment payment =
         new Payment(
             command.resourceId(),

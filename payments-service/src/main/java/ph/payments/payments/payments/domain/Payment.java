@@ -37,9 +37,14 @@ public record Payment(
     Instant createdAt,
     Instant updatedAt) {
 
-  /** What the customer is sent to: a page, a QR payload and image, a wallet deep link. */
-  public record Checkout(String checkoutUrl, String qrCode, String qrCodeUrl, String appLink) {
-    public static final Checkout NONE = new Checkout(null, null, null, null);
+  /**
+   * What the customer is sent to: a page, a QR payload and image, a wallet deep link; {@code token}
+   * is what the public page and image URLs carry instead of the payment id ({@link
+   * CheckoutTokens}), null only for payments made before tokens existed without a checkout.
+   */
+  public record Checkout(
+      String checkoutUrl, String qrCode, String qrCodeUrl, String appLink, String token) {
+    public static final Checkout NONE = new Checkout(null, null, null, null, null);
   }
 
   public Payment {

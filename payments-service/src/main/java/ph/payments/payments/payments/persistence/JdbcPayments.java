@@ -28,7 +28,7 @@ public class JdbcPayments {
           + " checkout_url, qr_code, qr_code_url, app_link, return_url, webhook_url, description,"
           + " customer, metadata, customer_id, payment_link_id, fee_amount, net_amount,"
           + " refunded_amount, idempotency_key, failure_code, failure_message, expires_at,"
-          + " succeeded_at, failed_at, created_at, updated_at";
+          + " succeeded_at, failed_at, created_at, updated_at, checkout_token";
 
   public void insert(Connection connection, Payment p) throws SQLException {
     try (PreparedStatement insert =
@@ -36,7 +36,7 @@ public class JdbcPayments {
             "INSERT INTO payments ("
                 + COLUMNS
                 + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::json, ?::json, ?, ?,"
-                + " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
+                + " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
       int i = 1;
       insert.setString(i++, p.id());
       insert.setString(i++, p.merchantId());
@@ -68,7 +68,8 @@ public class JdbcPayments {
       insert.setTimestamp(i++, timestamp(p.succeededAt()));
       insert.setTimestamp(i++, timestamp(p.failedAt()));
       insert.setTimestamp(i++, timestamp(p.createdAt()));
-      insert.setTimestamp(i, timestamp(p.updatedAt()));
+      insert.setTimestamp(i++, timestamp(p.updatedAt()));
+      insert.setString(i, p.checkout().token());
       insert.executeUpdate();
     }
   }
@@ -102,6 +103,12 @@ public class JdbcPayments {
 
   public Optional<Payment> find(Connection connection, String id) throws SQLException {
     return one(connection, "SELECT " + COLUMNS + " FROM payments WHERE id = ?", id);
+  }
+
+  /** The payment whose public checkout URLs carry {@code token}. */
+  public Optional<Payment> findByCheckoutToken(Connection connection, String token)
+      throws SQLException {
+    return one(connection, "SELECT " + COLUMNS + " FROM payments WHERE checkout_token = ?", token);
   }
 
   public Optional<Payment> lockByProviderRef(Connection connection, String provider, String ref)
@@ -203,7 +210,8 @@ public class JdbcPayments {
             rs.getString("checkout_url"),
             rs.getString("qr_code"),
             rs.getString("qr_code_url"),
-            rs.getString("app_link")),
+            rs.getString("app_link"),
+            rs.getString("checkout_token")),
         rs.getString("return_url"),
         rs.getString("webhook_url"),
         rs.getString("description"),

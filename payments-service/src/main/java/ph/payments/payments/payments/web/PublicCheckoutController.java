@@ -5,19 +5,21 @@ import io.micronaut.http.annotation.Controller;
 import io.micronaut.http.annotation.Get;
 import io.micronaut.scheduling.TaskExecutors;
 import io.micronaut.scheduling.annotation.ExecuteOn;
+import ph.payments.payments.payments.domain.CheckoutTokens;
 import ph.payments.payments.payments.domain.Payment;
 import ph.payments.payments.payments.persistence.JdbcPayments;
 import ph.payments.platform.errors.ApiException;
-import ph.payments.platform.ids.IdType;
 import ph.payments.platform.json.Json;
 import ph.payments.platform.tx.Transactions;
 
 /**
  * What a customer's browser may see of a payment, for the gateway's public checkout page and QR
  * images: no merchant scope (the customer has no key), so only what the checkout shows anyway —
- * never metadata, customer details, fees or webhook settings.
+ * never metadata, customer details, fees or webhook settings, nor the payment id. Looked up only by
+ * the checkout token the payment's public URLs carry ({@link CheckoutTokens}): the time-ordered
+ * payment id resolves nothing here, so one checkout link does not lead to its neighbours.
  */
-@Controller("/internal/public/payments")
+@Controller("/internal/public/checkouts")
 @ExecuteOn(TaskExecutors.BLOCKING)
 public class PublicCheckoutController {
 
@@ -29,17 +31,16 @@ public class PublicCheckoutController {
     this.payments = payments;
   }
 
-  @Get("/{id}")
-  public ObjectNode checkout(String id) {
-    if (!IdType.PAYMENT.matches(id)) {
-      throw ApiException.notFound("payment");
+  @Get("/{token}")
+  public ObjectNode checkout(String token) {
+    if (!CheckoutTokens.matches(token)) {
+      throw ApiException.notFound("checkout");
     }
     Payment payment =
         transactions
-            .inTransaction(c -> payments.find(c, id))
-            .orElseThrow(() -> ApiException.notFound("payment"));
+            .inTransaction(c -> payments.findByCheckoutToken(c, token))
+            .orElseThrow(() -> ApiException.notFound("checkout"));
     ObjectNode json = Json.mapper().createObjectNode();
-    json.put("id", payment.id());
     json.put("environment", payment.environment());
     json.put("status", payment.status().wire());
     json.put("amount", payment.amount().amount());

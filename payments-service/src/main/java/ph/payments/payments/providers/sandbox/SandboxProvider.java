@@ -130,17 +130,19 @@ public final class SandboxProvider implements ProviderAdapter {
       insert.setTimestamp(7, Timestamp.from(now));
       insert.executeUpdate();
     }
-    String page = publicBaseUrl + "/checkout/" + r.paymentId();
-    String qrImage = publicBaseUrl + "/qr/" + r.paymentId() + ".png";
+    // The public URLs carry the unguessable token, never the time-ordered payment id.
+    String token = r.checkoutToken();
+    String page = publicBaseUrl + "/checkout/" + token;
+    String qrImage = publicBaseUrl + "/qr/" + token + ".png";
     String appLink = "ewallet1://pay?order=" + ref;
     Payment.Checkout checkout =
         switch (kind) {
-          case EWALLET -> new Payment.Checkout(page, null, null, appLink);
+          case EWALLET -> new Payment.Checkout(page, null, null, appLink, token);
           case EWALLET_QR ->
-              new Payment.Checkout(page, qrPayloads.payload(r, ref), qrImage, appLink);
-          case QRPH -> new Payment.Checkout(page, qrPayloads.payload(r, ref), qrImage, null);
+              new Payment.Checkout(page, qrPayloads.payload(r, ref), qrImage, appLink, token);
+          case QRPH -> new Payment.Checkout(page, qrPayloads.payload(r, ref), qrImage, null, token);
           // The hosted checkout page, where a real card acquirer's 3-D Secure step will go.
-          case CARD, BANK_TRANSFER -> new Payment.Checkout(page, null, null, null);
+          case CARD, BANK_TRANSFER -> new Payment.Checkout(page, null, null, null, token);
         };
     return new Registered(ref, checkout);
   }
