@@ -23,15 +23,17 @@ public final class TopicAdmin {
    */
   public static void ensure(
       String bootstrapServers,
+      KafkaSecurity security,
       Collection<String> names,
       int partitions,
       short replicationFactor,
       Duration timeout) {
     Map<String, Object> config =
-        Map.of(
-            AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
-            AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) timeout.toMillis(),
-            AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) timeout.toMillis());
+        security.applyTo(
+            Map.of(
+                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
+                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) timeout.toMillis(),
+                AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) timeout.toMillis()));
     try (Admin admin = Admin.create(config)) {
       Set<String> existing =
           admin.listTopics().names().get(timeout.toMillis(), TimeUnit.MILLISECONDS);

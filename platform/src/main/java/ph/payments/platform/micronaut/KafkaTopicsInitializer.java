@@ -8,11 +8,16 @@ import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import ph.payments.contracts.Topics;
+import ph.payments.platform.kafka.KafkaSecurity;
 import ph.payments.platform.kafka.TopicAdmin;
 
 /**
  * Creates the system's topics at start-up, so no first message waits for auto-creation. A broker
  * that is away does not stop the service: health reports it, and the outbox holds messages.
+ *
+ * <p>Where Kafka enforces ACLs (docker-compose.yml) the service principals may not create topics:
+ * the {@code kafka-init} job creates them as the admin, and the services run with {@code
+ * KAFKA_TOPICS_CREATE=false}. See docs/runbook.md, "Kafka security".
  */
 @Context
 @Requires(property = "kafka.topics.create", notEquals = "false")
@@ -23,21 +28,24 @@ public class KafkaTopicsInitializer {
   private final String bootstrapServers;
   private final int partitions;
   private final short replication;
+  private final KafkaSecurity security;
 
   public KafkaTopicsInitializer(
       @Value("${kafka.bootstrap.servers}") String bootstrapServers,
+      KafkaSecurity security,
       @Value("${kafka.topics.partitions:3}") int partitions,
       @Value("${kafka.topics.replication:1}") short replication) {
     this.bootstrapServers = bootstrapServers;
     this.partitions = partitions;
     this.replication = replication;
+    this.security = security;
   }
 
   @PostConstruct
   void createTopics() {
     try {
       TopicAdmin.ensure(
-          bootstrapServers, Topics.ALL, partitions, replication, Duration.ofSeconds(20));
+          bootstrapServers, security, Topics.ALL, partitions, replication, Duration.ofSeconds(20));
     } catch (RuntimeException e) {
       log.warn("could not create Kafka topics at start-up: {}", e.toString());
     }
