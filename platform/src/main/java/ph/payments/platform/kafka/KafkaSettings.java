@@ -17,6 +17,12 @@ public final class KafkaSettings {
    * and, with at most five requests in flight, order kept per partition.
    */
   public static Map<String, Object> producer(String bootstrapServers, String clientId) {
+    return producer(bootstrapServers, clientId, KafkaSecurity.PLAINTEXT);
+  }
+
+  /** {@link #producer(String, String)} authenticating and encrypting as {@code security} says. */
+  public static Map<String, Object> producer(
+      String bootstrapServers, String clientId, KafkaSecurity security) {
     Map<String, Object> config = new HashMap<>();
     config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
     config.put(ProducerConfig.CLIENT_ID_CONFIG, clientId);
@@ -30,11 +36,17 @@ public final class KafkaSettings {
     config.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
     config.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
     config.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
-    return config;
+    return security.applyTo(config);
   }
 
   /** A consumer that commits offsets itself, after the effect of a record has committed. */
   public static Map<String, Object> consumer(String bootstrapServers, String groupId) {
+    return consumer(bootstrapServers, groupId, KafkaSecurity.PLAINTEXT);
+  }
+
+  /** {@link #consumer(String, String)} authenticating and encrypting as {@code security} says. */
+  public static Map<String, Object> consumer(
+      String bootstrapServers, String groupId, KafkaSecurity security) {
     Map<String, Object> config = new HashMap<>();
     config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
     config.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
@@ -43,7 +55,7 @@ public final class KafkaSettings {
     config.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     config.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class);
     config.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
-    return config;
+    return security.applyTo(config);
   }
 
   private KafkaSettings() {}

@@ -24,11 +24,12 @@ public final class TopicAdmin {
    */
   public static void ensure(
       String bootstrapServers,
+      KafkaSecurity security,
       Collection<String> names,
       int partitions,
       short replicationFactor,
       Duration timeout) {
-    ensure(bootstrapServers, names, partitions, replicationFactor, Map.of(), timeout);
+    ensure(bootstrapServers, security, names, partitions, replicationFactor, Map.of(), timeout);
   }
 
   /**
@@ -39,16 +40,18 @@ public final class TopicAdmin {
    */
   public static void ensure(
       String bootstrapServers,
+      KafkaSecurity security,
       Collection<String> names,
       int partitions,
       short replicationFactor,
       Map<String, String> topicConfigs,
       Duration timeout) {
     Map<String, Object> config =
-        Map.of(
-            AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
-            AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) timeout.toMillis(),
-            AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) timeout.toMillis());
+        security.applyTo(
+            Map.of(
+                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
+                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) timeout.toMillis(),
+                AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) timeout.toMillis()));
     try (Admin admin = Admin.create(config)) {
       Set<String> existing =
           admin.listTopics().names().get(timeout.toMillis(), TimeUnit.MILLISECONDS);

@@ -9,11 +9,16 @@ import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import ph.payments.contracts.Topics;
+import ph.payments.platform.kafka.KafkaSecurity;
 import ph.payments.platform.kafka.TopicAdmin;
 
 /**
  * Creates the system's topics at start-up, so no first message waits for auto-creation. A broker
  * that is away does not stop the service: health reports it, and the outbox holds messages.
+ *
+ * <p>Where Kafka enforces ACLs (docker-compose.yml) the service principals may not create topics:
+ * the {@code kafka-init} job creates them as the admin, and the services run with {@code
+ * KAFKA_TOPICS_CREATE=false}. See docs/runbook.md, "Kafka security".
  */
 @Context
 @Requires(property = "kafka.topics.create", notEquals = "false")
@@ -25,6 +30,7 @@ public class KafkaTopicsInitializer {
   private final int partitions;
   private final short replication;
   private final Map<String, String> topicConfigs;
+  private final KafkaSecurity security;
 
   /**
    * @param retention and {@code segment}: how long Kafka keeps a topic's messages, and how often it
@@ -34,6 +40,7 @@ public class KafkaTopicsInitializer {
    */
   public KafkaTopicsInitializer(
       @Value("${kafka.bootstrap.servers}") String bootstrapServers,
+      KafkaSecurity security,
       @Value("${kafka.topics.partitions:3}") int partitions,
       @Value("${kafka.topics.replication:1}") short replication,
       @Value("${kafka.topics.retention:7d}") Duration retention,
@@ -45,6 +52,7 @@ public class KafkaTopicsInitializer {
         Map.of(
             "retention.ms", Long.toString(retention.toMillis()),
             "segment.ms", Long.toString(segment.toMillis()));
+    this.security = security;
   }
 
   @PostConstruct
@@ -52,6 +60,7 @@ public class KafkaTopicsInitializer {
     try {
       TopicAdmin.ensure(
           bootstrapServers,
+          security,
           Topics.ALL,
           partitions,
           replication,

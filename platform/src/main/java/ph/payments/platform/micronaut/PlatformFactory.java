@@ -5,7 +5,9 @@ import io.micronaut.context.annotation.Context;
 import io.micronaut.context.annotation.Factory;
 import io.micronaut.context.annotation.Requires;
 import io.micronaut.context.annotation.Value;
+import io.micronaut.context.env.Environment;
 import io.micronaut.core.annotation.Nullable;
+import io.micronaut.core.naming.conventions.StringConvention;
 import io.micronaut.transaction.TransactionOperations;
 import jakarta.inject.Singleton;
 import java.sql.Connection;
@@ -15,11 +17,14 @@ import java.util.List;
 import javax.sql.DataSource;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.postgresql.ds.PGSimpleDataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import ph.payments.platform.commands.CommandDispatcher;
 import ph.payments.platform.commands.CommandHandler;
 import ph.payments.platform.commands.SystemPingHandler;
 import ph.payments.platform.inbox.IdempotentConsumer;
 import ph.payments.platform.kafka.BatchApplier;
+import ph.payments.platform.kafka.KafkaSecurity;
 import ph.payments.platform.kafka.KafkaSettings;
 import ph.payments.platform.kafka.ParkedMessages;
 import ph.payments.platform.outbox.OutboxActivity;
@@ -31,6 +36,8 @@ import ph.payments.platform.tx.Transactions;
 /** Wires the framework-free platform pieces into a Micronaut service. */
 @Factory
 public class PlatformFactory {
+
+  private static final Logger log = LoggerFactory.getLogger(PlatformFactory.class);
 
   @Singleton
   @Requires(missingBeans = Clock.class)
@@ -53,6 +60,21 @@ public class PlatformFactory {
             });
       }
     };
+  }
+
+  /**
+   * The security settings of every Kafka client of this service, read from its {@code kafka.*}
+   * properties (README: KAFKA_SECURITY_PROTOCOL, KAFKA_SASL_*, KAFKA_SSL_*). micronaut-kafka's
+   * clients get them through {@link KafkaClientSecurity}, ours take this bean. A SASL protocol
+   * without credentials stops the start-up here. The log line names the principal, never a
+   * password.
+   */
+  @Singleton
+  KafkaSecurity kafkaSecurity(Environment environment) {
+    KafkaSecurity security =
+        KafkaSecurity.fromSettings(environment.getProperties("kafka", StringConvention.RAW));
+    log.info("Kafka clients connect with {}", security);
+    return security;
   }
 
   @Singleton
@@ -128,7 +150,8 @@ public class PlatformFactory {
       @Value("${datasources.default.url}") String url,
       @Nullable @Value("${datasources.default.username:}") String username,
       @Nullable @Value("${datasources.default.password:}") String password,
-      @Value("${kafka.bootstrap.servers}") String bootstrapServers) {
+      @Value("${kafka.bootstrap.servers}") String bootstrapServers,
+      KafkaSecurity security) {
     PGSimpleDataSource dedicated = new PGSimpleDataSource();
     dedicated.setURL(url);
     if (username != null && !username.isEmpty()) {
@@ -143,7 +166,8 @@ public class PlatformFactory {
             dedicated,
             () ->
                 new KafkaProducer<>(
-                    KafkaSettings.producer(bootstrapServers, settings.name() + "-outbox")),
+                    KafkaSettings.producer(
+                        bootstrapServers, settings.name() + "-outbox", security)),
             settings,
             clock,
             OutboxRelay.Probe.NONE,
