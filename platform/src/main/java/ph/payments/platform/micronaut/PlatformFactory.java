@@ -20,6 +20,7 @@ import ph.payments.platform.commands.CommandHandler;
 import ph.payments.platform.commands.SystemPingHandler;
 import ph.payments.platform.inbox.IdempotentConsumer;
 import ph.payments.platform.kafka.KafkaSettings;
+import ph.payments.platform.keys.RequiredKeys;
 import ph.payments.platform.outbox.OutboxActivity;
 import ph.payments.platform.outbox.OutboxRelay;
 import ph.payments.platform.outbox.OutboxWriter;
@@ -29,6 +30,16 @@ import ph.payments.platform.tx.Transactions;
 /** Wires the framework-free platform pieces into a Micronaut service. */
 @Factory
 public class PlatformFactory {
+
+  /**
+   * Every service's rule for its keys ({@code ALLOW_DEVELOPMENT_KEYS}); beans that need a key ask
+   * it at start-up, so a missing key fails the application context instead of a later request.
+   */
+  @Singleton
+  RequiredKeys requiredKeys(
+      @Value("${" + RequiredKeys.ALLOW_PROPERTY + ":false}") boolean allowDevelopmentKeys) {
+    return new RequiredKeys(allowDevelopmentKeys);
+  }
 
   @Singleton
   @Requires(missingBeans = Clock.class)
