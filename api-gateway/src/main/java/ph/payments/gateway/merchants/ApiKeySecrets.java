@@ -16,8 +16,8 @@ import ph.payments.platform.keys.RequiredKeys;
  * is stored: a leaked database alone neither reveals nor lets anyone test a key.
  *
  * <p>Created with the application context ({@link Context}), so a missing {@code
- * API_KEY_HASH_SECRET} stops the gateway at start-up ({@link RequiredKeys}) rather than at the first
- * request that needs it.
+ * API_KEY_HASH_SECRET} stops the gateway at start-up ({@link RequiredKeys}) rather than at the
+ * first request that needs it.
  */
 @Context
 public class ApiKeySecrets {
@@ -25,6 +25,7 @@ public class ApiKeySecrets {
   private static final char[] BASE62 =
       "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".toCharArray();
   private static final int SECRET_LENGTH = 43; // 43 × log2(62) ≈ 256 bits
+
   /** Public (it is in the source): used only with {@code ALLOW_DEVELOPMENT_KEYS=true}. */
   static final String DEVELOPMENT_KEY = "development-only-api-key-hash-secret";
 
