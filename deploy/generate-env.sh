@@ -19,4 +19,6 @@ GATEWAY_DB_PASSWORD=$(hex)
 PAYMENTS_DB_PASSWORD=$(hex)
 LEDGER_DB_PASSWORD=$(hex)
 WEBHOOK_DB_PASSWORD=$(hex)
+# Local development only, never here: docker-compose.yml fixes WEBHOOK_ALLOW_PRIVATE_TARGETS=false
+# and never passes ALLOW_DEVELOPMENT_KEYS.
 ENV
