@@ -62,7 +62,7 @@ import ph.payments.webhooks.targets.TargetRefusedException;
  *       reply from a private address (allowed in local development) is never stored.
  * </ul>
  *
- * Connections are kept alive and reused between attempts to the same host. The pools never make an
+ * Connections are kept alive and reused between attempts to the same host. The pool never makes an
  * attempt wait for a connection: how many attempts run per target is the scheduler's business.
  */
 public final class WebhookSender implements AutoCloseable {
