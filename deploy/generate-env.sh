@@ -26,4 +26,6 @@ KAFKA_GATEWAY_PASSWORD=$(hex)
 KAFKA_PAYMENTS_PASSWORD=$(hex)
 KAFKA_LEDGER_PASSWORD=$(hex)
 KAFKA_WEBHOOKS_PASSWORD=$(hex)
+# Local development only, never here: docker-compose.yml fixes WEBHOOK_ALLOW_PRIVATE_TARGETS=false
+# and never passes ALLOW_DEVELOPMENT_KEYS.
 ENV

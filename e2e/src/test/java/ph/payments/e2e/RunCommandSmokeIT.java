@@ -48,6 +48,18 @@ class RunCommandSmokeIT {
     }
   }
 
+  /** Local development turns on what production leaves off, and says so before READY. */
+  @Test
+  void theLocalDevelopmentSettingsAreAnnounced() throws Exception {
+    assertTrue(
+        system.outputHas(
+            "webhooks: private targets ALLOWED (local development;"
+                + " WEBHOOK_ALLOW_PRIVATE_TARGETS=true)"));
+    assertTrue(
+        system.outputHas(
+            "keys: development keys ALLOWED (local development; ALLOW_DEVELOPMENT_KEYS=true)"));
+  }
+
   @Test
   void everyServiceIsHealthy() throws Exception {
     assertEquals(200, get(system.gatewayUrl() + "/health", null).statusCode());

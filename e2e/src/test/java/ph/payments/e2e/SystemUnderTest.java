@@ -280,7 +280,8 @@ final class SystemUnderTest implements AutoCloseable {
     return String.join("\n", lines.subList(Math.max(0, lines.size() - 60), lines.size()));
   }
 
-  private boolean outputHas(String line) throws IOException {
+  /** Whether bin/run printed {@code line} (ignoring surrounding blanks). */
+  boolean outputHas(String line) throws IOException {
     return Files.exists(output)
         && Files.readAllLines(output, StandardCharsets.UTF_8).stream()
             .anyMatch(l -> l.strip().equals(line));

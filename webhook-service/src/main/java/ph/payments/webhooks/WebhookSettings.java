@@ -9,8 +9,10 @@ import ph.payments.webhooks.deliveries.RetrySchedule;
  * @param retrySchedule waits between attempts after each failure ({@code WEBHOOK_RETRY_SCHEDULE})
  * @param retryJitter each wait is varied by up to this fraction either way, e.g. 0.1
  * @param timeout connect and acknowledgement time of one attempt ({@code WEBHOOK_TIMEOUT})
- * @param allowPrivateTargets live mode may deliver to loopback and private addresses ({@code
- *     WEBHOOK_ALLOW_PRIVATE_TARGETS}); test mode always may
+ * @param allowPrivateTargets deliveries of both environments may go to loopback and private
+ *     addresses ({@code WEBHOOK_ALLOW_PRIVATE_TARGETS}; local development only); link-local and
+ *     metadata addresses stay refused either way ({@link
+ *     ph.payments.webhooks.targets.TargetPolicy})
  * @param maxEndpoints endpoints per merchant environment
  * @param rotationOverlap how long a rotated-out secret keeps signing
  * @param concurrency attempts in flight per service instance
@@ -45,10 +47,5 @@ public record WebhookSettings(
    */
   public Duration lease() {
     return timeout.multipliedBy(2).plusSeconds(30);
-  }
-
-  /** Whether deliveries of {@code environment} may go to non-public addresses. */
-  public boolean privateTargetsAllowed(String environment) {
-    return "test".equals(environment) || allowPrivateTargets;
   }
 }

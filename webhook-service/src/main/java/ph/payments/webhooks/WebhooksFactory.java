@@ -1,6 +1,7 @@
 package ph.payments.webhooks;
 
 import io.micronaut.context.annotation.Bean;
+import io.micronaut.context.annotation.Context;
 import io.micronaut.context.annotation.Factory;
 import io.micronaut.context.annotation.Requires;
 import io.micronaut.context.annotation.Value;
@@ -9,6 +10,7 @@ import jakarta.inject.Singleton;
 import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import ph.payments.platform.keys.RequiredKeys;
 import ph.payments.webhooks.deliveries.ListenConnections;
 import ph.payments.webhooks.deliveries.RetrySchedule;
 import ph.payments.webhooks.deliveries.WebhookSender;
@@ -21,8 +23,11 @@ public class WebhooksFactory {
 
   private static final Logger log = LoggerFactory.getLogger(WebhooksFactory.class);
 
-  /** Used only when WEBHOOK_SECRET_KEY is unset, so a developer's first start works. */
-  private static final String DEVELOPMENT_KEY = "development-only-webhook-secret-key";
+  /**
+   * Public (it is in the source): used only when WEBHOOK_SECRET_KEY is unset and {@code
+   * ALLOW_DEVELOPMENT_KEYS=true}.
+   */
+  static final String DEVELOPMENT_KEY = "development-only-webhook-secret-key";
 
   @Singleton
   WebhookSettings settings(
@@ -49,24 +54,26 @@ public class WebhooksFactory {
             pollInterval,
             retention);
     log.info(
-        "webhooks: retries after {}, timeout {}, private targets in live mode {}, {} attempts in"
-            + " flight ({} per endpoint)",
+        "webhooks: retries after {}, timeout {}, private targets {}, {} attempts in flight ({} per"
+            + " endpoint)",
         settings.retrySchedule(),
         timeout,
-        allowPrivateTargets ? "ALLOWED" : "refused",
+        allowPrivateTargets
+            ? "ALLOWED (WEBHOOK_ALLOW_PRIVATE_TARGETS=true: local development only)"
+            : "refused",
         concurrency,
         perTarget);
     return settings;
   }
 
-  @Singleton
-  SecretBox secretBox(@Nullable @Value("${webhooks.secret-key:}") String key) {
-    if (key == null || key.isBlank()) {
-      log.warn(
-          "WEBHOOK_SECRET_KEY is not set: signing secrets are encrypted with a development key");
-      return new SecretBox(DEVELOPMENT_KEY);
-    }
-    return new SecretBox(key);
+  /**
+   * Created with the context, so a missing or weak WEBHOOK_SECRET_KEY stops the service at start-up
+   * ({@link RequiredKeys}) instead of at the first endpoint created.
+   */
+  @Context
+  SecretBox secretBox(
+      @Nullable @Value("${webhooks.secret-key:}") String key, RequiredKeys requiredKeys) {
+    return new SecretBox(requiredKeys.require("WEBHOOK_SECRET_KEY", key, DEVELOPMENT_KEY));
   }
 
   /** The system resolver; tests may replace it. */
@@ -79,7 +86,8 @@ public class WebhooksFactory {
   @Singleton
   @Bean(preDestroy = "close")
   WebhookSender sender(WebhookSettings settings, TargetPolicy.Resolver resolver) {
-    return new WebhookSender(settings.timeout(), settings.concurrency(), resolver);
+    return new WebhookSender(
+        settings.timeout(), settings.concurrency(), resolver, settings.allowPrivateTargets());
   }
 
   @Singleton

@@ -34,9 +34,11 @@ class PurgeIT extends WebhookServiceTest {
 
   @Override
   protected Map<String, String> extraProperties() {
-    // Retries far beyond the test, so a failed delivery simply stays pending.
+    // Retries far beyond the test, so a failed delivery simply stays pending. The receivers are on
+    // loopback, which only a deployment with the flag lets webhooks reach.
     return Map.of(
         "spec.name", "PurgeIT",
+        "webhooks.allow-private-targets", "true",
         "webhooks.retry-schedule", "400d,400d,400d,400d,400d,400d",
         "webhooks.purge.interval", "1000d");
   }

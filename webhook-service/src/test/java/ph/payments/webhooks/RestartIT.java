@@ -44,6 +44,8 @@ class RestartIT {
           WebhookServiceTest.properties(
               RestartIT.class,
               Map.of(
+                  // The receiver is on loopback: only a deployment with the flag reaches it.
+                  "webhooks.allow-private-targets", "true",
                   "webhooks.retry-schedule", "1500ms,1500ms,1500ms,1500ms,1500ms,1500ms",
                   "webhooks.retry-jitter", "0",
                   "webhooks.timeout", "1s",

@@ -27,6 +27,7 @@ import ph.payments.platform.kafka.BatchApplier;
 import ph.payments.platform.kafka.KafkaSecurity;
 import ph.payments.platform.kafka.KafkaSettings;
 import ph.payments.platform.kafka.ParkedMessages;
+import ph.payments.platform.keys.RequiredKeys;
 import ph.payments.platform.outbox.OutboxActivity;
 import ph.payments.platform.outbox.OutboxRelay;
 import ph.payments.platform.outbox.OutboxWriter;
@@ -38,6 +39,15 @@ import ph.payments.platform.tx.Transactions;
 public class PlatformFactory {
 
   private static final Logger log = LoggerFactory.getLogger(PlatformFactory.class);
+  /**
+   * Every service's rule for its keys ({@code ALLOW_DEVELOPMENT_KEYS}); beans that need a key ask
+   * it at start-up, so a missing key fails the application context instead of a later request.
+   */
+  @Singleton
+  RequiredKeys requiredKeys(
+      @Value("${" + RequiredKeys.ALLOW_PROPERTY + ":false}") boolean allowDevelopmentKeys) {
+    return new RequiredKeys(allowDevelopmentKeys);
+  }
 
   @Singleton
   @Requires(missingBeans = Clock.class)

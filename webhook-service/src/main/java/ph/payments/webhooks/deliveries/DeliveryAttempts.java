@@ -13,7 +13,6 @@ import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import ph.payments.platform.tx.Transactions;
-import ph.payments.webhooks.WebhookSettings;
 import ph.payments.webhooks.endpoints.JdbcWebhookEndpoints;
 import ph.payments.webhooks.signing.AccountSecrets;
 import ph.payments.webhooks.signing.Signatures;
@@ -35,7 +34,6 @@ public class DeliveryAttempts {
   private final JdbcWebhookEndpoints endpoints;
   private final AccountSecrets accountSecrets;
   private final WebhookSender sender;
-  private final WebhookSettings settings;
   private final Clock clock;
 
   public DeliveryAttempts(
@@ -44,14 +42,12 @@ public class DeliveryAttempts {
       JdbcWebhookEndpoints endpoints,
       AccountSecrets accountSecrets,
       WebhookSender sender,
-      WebhookSettings settings,
       Clock clock) {
     this.transactions = transactions;
     this.deliveries = deliveries;
     this.endpoints = endpoints;
     this.accountSecrets = accountSecrets;
     this.sender = sender;
-    this.settings = settings;
     this.clock = clock;
   }
 
@@ -75,12 +71,7 @@ public class DeliveryAttempts {
     AttemptOutcome outcome =
         sender.send(
             new WebhookSender.Request(
-                prepared.url(),
-                work.body(),
-                work.eventType(),
-                work.id(),
-                signature,
-                settings.privateTargetsAllowed(work.environment())));
+                prepared.url(), work.body(), work.eventType(), work.id(), signature));
     JdbcDeliveries.Recorded recorded =
         transactions.inTransaction(
             c ->

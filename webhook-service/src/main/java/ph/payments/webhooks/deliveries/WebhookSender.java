@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
 import java.net.ConnectException;
+import java.net.InetSocketAddress;
 import java.net.SocketTimeoutException;
 import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
@@ -18,21 +19,24 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.hc.client5.http.ConnectTimeoutException;
 import org.apache.hc.client5.http.DnsResolver;
-import org.apache.hc.client5.http.SystemDefaultDnsResolver;
 import org.apache.hc.client5.http.classic.methods.HttpPost;
 import org.apache.hc.client5.http.config.ConnectionConfig;
 import org.apache.hc.client5.http.config.RequestConfig;
 import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
 import org.apache.hc.client5.http.impl.classic.HttpClients;
 import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManagerBuilder;
+import org.apache.hc.client5.http.protocol.HttpClientContext;
 import org.apache.hc.core5.http.ClassicHttpResponse;
 import org.apache.hc.core5.http.ContentType;
+import org.apache.hc.core5.http.EndpointDetails;
 import org.apache.hc.core5.http.Header;
 import org.apache.hc.core5.http.HttpEntity;
 import org.apache.hc.core5.http.io.entity.ByteArrayEntity;
 import org.apache.hc.core5.http.io.entity.EntityUtils;
 import org.apache.hc.core5.util.TimeValue;
 import org.apache.hc.core5.util.Timeout;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import ph.payments.webhooks.signing.Signatures;
 import ph.payments.webhooks.targets.GuardedDnsResolver;
 import ph.payments.webhooks.targets.TargetPolicy;
@@ -49,12 +53,16 @@ import ph.payments.webhooks.targets.TargetRefusedException;
  *       cancels the request of one that keeps trickling bytes.
  *   <li><b>No redirects</b> are followed (a 3xx is a failed attempt), no automatic retries are made
  *       (the retry schedule decides), no cookies, proxies or compression.
- *   <li><b>Targets.</b> Two clients with separate connection pools: one whose resolver refuses
- *       every non-public address ({@link GuardedDnsResolver}), for live mode; one with the system
- *       resolver, for test mode and local development.
+ *   <li><b>Targets.</b> One rule for test and live mode: the client's resolver ({@link
+ *       GuardedDnsResolver}) refuses every address {@link TargetPolicy} does not allow under {@code
+ *       WEBHOOK_ALLOW_PRIVATE_TARGETS}, before any connection is made, and the attempt records the
+ *       same {@link TargetRefusedException#UNIFORM_ERROR} for each, so the attempt log tells
+ *       nothing about what listens on an internal address (no port scanner).
+ *   <li><b>Response snippets</b> are kept only when the connection went to a public address: a
+ *       reply from a private address (allowed in local development) is never stored.
  * </ul>
  *
- * Connections are kept alive and reused between attempts to the same host. The pools never make an
+ * Connections are kept alive and reused between attempts to the same host. The pool never makes an
  * attempt wait for a connection: how many attempts run per target is the scheduler's business.
  */
 public final class WebhookSender implements AutoCloseable {
@@ -71,25 +79,26 @@ public final class WebhookSender implements AutoCloseable {
   /** Read past the snippet at most this much, to reuse the connection; else drop it. */
   private static final int DRAIN_BYTES = 64 * 1024;
 
+  private static final Logger log = LoggerFactory.getLogger(WebhookSender.class);
+
   private final Duration timeout;
-  private final CloseableHttpClient guarded;
-  private final CloseableHttpClient open;
+  private final CloseableHttpClient client;
   private final ScheduledExecutorService deadlines;
 
   /**
    * @param timeout connect and acknowledgement time of one attempt
-   * @param maxConnections connections per pool, at least the number of attempts in flight
+   * @param maxConnections connections in the pool, at least the number of attempts in flight
    * @param resolver resolves target host names (the system resolver in production)
+   * @param allowPrivateTargets {@code WEBHOOK_ALLOW_PRIVATE_TARGETS}: loopback and private
+   *     addresses may be targets (local development); link-local and metadata never are
    */
-  public WebhookSender(Duration timeout, int maxConnections, TargetPolicy.Resolver resolver) {
+  public WebhookSender(
+      Duration timeout,
+      int maxConnections,
+      TargetPolicy.Resolver resolver,
+      boolean allowPrivateTargets) {
     this.timeout = timeout;
-    this.guarded = client(new GuardedDnsResolver(resolver), maxConnections);
-    this.open =
-        client(
-            resolver == TargetPolicy.Resolver.SYSTEM
-                ? SystemDefaultDnsResolver.INSTANCE
-                : new SystemResolverAdapter(resolver),
-            maxConnections);
+    this.client = client(new GuardedDnsResolver(resolver, allowPrivateTargets), maxConnections);
     this.deadlines =
         Executors.newSingleThreadScheduledExecutor(
             runnable -> {
@@ -107,15 +116,9 @@ public final class WebhookSender implements AutoCloseable {
    * @param eventType for {@code X-Service-Event}
    * @param deliveryId for {@code X-Service-Delivery}
    * @param signature the {@code X-Service-Signature} value, computed for this attempt
-   * @param privateTargetsAllowed false refuses every non-public address
    */
   public record Request(
-      String url,
-      byte[] body,
-      String eventType,
-      long deliveryId,
-      String signature,
-      boolean privateTargetsAllowed) {}
+      String url, byte[] body, String eventType, long deliveryId, String signature) {}
 
   /** Sends and reports; never throws for anything the receiver or the network does. */
   public AttemptOutcome send(Request request) {
@@ -133,12 +136,15 @@ public final class WebhookSender implements AutoCloseable {
     post.setEntity(new ByteArrayEntity(request.body(), ContentType.APPLICATION_JSON));
     ScheduledFuture<?> deadline =
         deadlines.schedule(post::cancel, timeout.toMillis(), TimeUnit.MILLISECONDS);
-    CloseableHttpClient client = request.privateTargetsAllowed() ? open : guarded;
-    try (ClassicHttpResponse response = client.executeOpen(null, post, null)) {
+    HttpClientContext context = HttpClientContext.create();
+    try (ClassicHttpResponse response = client.executeOpen(null, post, context)) {
       // The status line is the acknowledgement; the body only feeds the attempt log.
       int status = response.getCode();
       long latency = millisSince(started);
       String snippet = readSnippet(response.getEntity(), post);
+      if (!keepsSnippetFrom(context.getEndpointDetails())) {
+        snippet = null; // read all the same, so the connection can be reused
+      }
       boolean ok = status >= 200 && status < 300;
       String error = null;
       if (!ok) {
@@ -150,6 +156,12 @@ public final class WebhookSender implements AutoCloseable {
       return new AttemptOutcome(status, error, snippet, latency, ok ? null : retryAfter(response));
     } catch (IOException | RuntimeException e) {
       long latency = millisSince(started);
+      TargetRefusedException refused = refusedTarget(e);
+      if (refused != null) {
+        // The detail (address, kind) is for the operator's log, never for the attempt log.
+        log.info("delivery {}: target refused, {}", request.deliveryId(), refused.getMessage());
+        return AttemptOutcome.failure(TargetRefusedException.UNIFORM_ERROR, latency);
+      }
       return AttemptOutcome.failure(describe(e, post.isCancelled()), latency);
     } finally {
       deadline.cancel(false);
@@ -185,14 +197,32 @@ public final class WebhookSender implements AutoCloseable {
     }
   }
 
+  /**
+   * Whether the answer came from a public address, the only kind whose reply the attempt log may
+   * keep. Unknown (no endpoint details) counts as not public.
+   */
+  static boolean keepsSnippetFrom(EndpointDetails endpoint) {
+    return endpoint != null
+        && endpoint.getRemoteAddress() instanceof InetSocketAddress remote
+        && remote.getAddress() != null
+        && TargetPolicy.classify(remote.getAddress()).reach() == TargetPolicy.Reach.PUBLIC;
+  }
+
+  /** The refusal behind {@code e}, however the client wrapped it, or null. */
+  private static TargetRefusedException refusedTarget(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof TargetRefusedException refused) {
+        return refused;
+      }
+    }
+    return null;
+  }
+
   private String describe(Exception e, boolean cancelled) {
     String limit =
         timeout.toMillis() % 1000 == 0 ? timeout.toSeconds() + "s" : timeout.toMillis() + "ms";
     if (cancelled) {
       return "timed out: no complete response within " + limit;
-    }
-    if (e instanceof TargetRefusedException) {
-      return "target refused: " + e.getMessage();
     }
     if (e instanceof ConnectTimeoutException) {
       return "timed out connecting (" + limit + ")";
@@ -289,23 +319,9 @@ public final class WebhookSender implements AutoCloseable {
   public void close() {
     deadlines.shutdownNow();
     try {
-      guarded.close();
-      open.close();
+      client.close();
     } catch (IOException e) {
       // Closing idle connections; nothing to recover.
-    }
-  }
-
-  /** A test resolver for the open client too. */
-  private record SystemResolverAdapter(TargetPolicy.Resolver resolver) implements DnsResolver {
-    @Override
-    public java.net.InetAddress[] resolve(String host) throws UnknownHostException {
-      return resolver.resolve(host);
-    }
-
-    @Override
-    public String resolveCanonicalHostname(String host) throws UnknownHostException {
-      return SystemDefaultDnsResolver.INSTANCE.resolveCanonicalHostname(host);
     }
   }
 }

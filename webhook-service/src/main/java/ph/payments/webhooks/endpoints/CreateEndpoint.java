@@ -68,7 +68,7 @@ public class CreateEndpoint implements CommandHandler {
             : EventTypes.DEFAULT;
     String description = EndpointRules.description(body.get("description"), issues);
     if (url != null) {
-      targets.refusal(url, command.environment()).ifPresent(why -> issues.put("url", why));
+      targets.refusal(url).ifPresent(why -> issues.put("url", why));
     }
     if (!issues.isEmpty()) {
       return CommandReplies.invalid(command, issues);

@@ -65,7 +65,7 @@ public class UpdateEndpoint implements CommandHandler {
       }
     }
     if (url != null && !url.equals(endpoint.url())) {
-      targets.refusal(url, endpoint.environment()).ifPresent(why -> issues.put("url", why));
+      targets.refusal(url).ifPresent(why -> issues.put("url", why));
     }
     if (!issues.isEmpty()) {
       return CommandReplies.invalid(command, issues);

@@ -9,22 +9,28 @@ import org.apache.hc.client5.http.DnsResolver;
 import org.apache.hc.client5.http.SystemDefaultDnsResolver;
 
 /**
- * The HTTP client's resolver for live-mode deliveries: it resolves the host and hands the client
- * only addresses it checked, so the connection goes to exactly the address that passed {@link
- * TargetPolicy} (no second lookup that DNS rebinding could answer differently). When any address of
+ * The HTTP client's resolver for every delivery: it resolves the host and hands the client only
+ * addresses it checked against {@link TargetPolicy}, so the connection goes to exactly the address
+ * that passed (no second lookup that DNS rebinding could answer differently). When any address of
  * the name is refused, no connection is made at all.
  */
 public final class GuardedDnsResolver implements DnsResolver {
 
   private final TargetPolicy.Resolver resolver;
+  private final boolean allowPrivateTargets;
 
-  public GuardedDnsResolver(TargetPolicy.Resolver resolver) {
+  /**
+   * @param resolver resolves host names (the system resolver in production)
+   * @param allowPrivateTargets {@code WEBHOOK_ALLOW_PRIVATE_TARGETS}
+   */
+  public GuardedDnsResolver(TargetPolicy.Resolver resolver, boolean allowPrivateTargets) {
     this.resolver = resolver;
+    this.allowPrivateTargets = allowPrivateTargets;
   }
 
   @Override
   public InetAddress[] resolve(String host) throws UnknownHostException {
-    return TargetPolicy.resolvePublic(host, resolver);
+    return TargetPolicy.resolveAllowed(host, resolver, allowPrivateTargets);
   }
 
   @Override

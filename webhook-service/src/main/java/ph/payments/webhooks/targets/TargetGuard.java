@@ -7,9 +7,13 @@ import java.util.Optional;
 import ph.payments.webhooks.WebhookSettings;
 
 /**
- * Checks an endpoint URL when it is created or changed: in live mode (unless private targets are
- * allowed) its host must resolve, and only to public addresses. Deliveries check again, on the
- * addresses they connect to ({@link GuardedDnsResolver}).
+ * Checks an endpoint URL when it is created or changed, the same in test and live mode: its host
+ * must resolve, and only to addresses {@link TargetPolicy} allows under {@code
+ * WEBHOOK_ALLOW_PRIVATE_TARGETS}. Deliveries check again, on the addresses they connect to ({@link
+ * GuardedDnsResolver}).
+ *
+ * <p>The refusal never names the address or what kind it is: which internal names exist and where
+ * they point is not the merchant's to learn.
  */
 @Singleton
 public class TargetGuard {
@@ -22,17 +26,17 @@ public class TargetGuard {
     this.resolver = resolver;
   }
 
-  /** What is wrong with {@code url} as a target in {@code environment}, or empty. */
-  public Optional<String> refusal(String url, String environment) {
-    if (settings.privateTargetsAllowed(environment)) {
-      return Optional.empty();
-    }
+  /** What is wrong with {@code url} as a target, or empty. */
+  public Optional<String> refusal(String url) {
     String host = URI.create(url).getHost();
     try {
-      TargetPolicy.resolvePublic(host, resolver);
+      TargetPolicy.resolveAllowed(host, resolver, settings.allowPrivateTargets());
       return Optional.empty();
     } catch (TargetRefusedException e) {
-      return Optional.of("must reach a public address in live mode; " + e.getMessage());
+      return Optional.of(
+          settings.allowPrivateTargets()
+              ? "must not reach a link-local, metadata, multicast or reserved address"
+              : "must reach a public address (private and loopback addresses are refused)");
     } catch (UnknownHostException e) {
       return Optional.of("must have a host name that resolves");
     }

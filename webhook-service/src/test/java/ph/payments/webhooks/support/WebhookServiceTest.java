@@ -46,7 +46,9 @@ import ph.payments.webhooks.WebhookCommands;
 public abstract class WebhookServiceTest implements TestPropertyProvider {
 
   public static final String TOKEN = "internal-token-for-webhook-tests";
-  public static final String SECRET_KEY = "webhook-secret-key-for-tests";
+
+  /** A real key (32 bytes or more): the tests run without ALLOW_DEVELOPMENT_KEYS. */
+  public static final String SECRET_KEY = "webhook-secret-key-for-tests-0123456789abcdef";
 
   /** {@code REPLY_SEALING_KEY} of the tests: 32 bytes in base64. */
   public static final String REPLY_SEALING_KEY = "cmVwbHktc2VhbGluZy1rZXktZm9yLXRlc3RzLTMyYnk=";
@@ -217,6 +219,66 @@ public abstract class WebhookServiceTest implements TestPropertyProvider {
       }
     }
     return body;
+  }
+
+  /**
+   * The attempts (over the internal API, as the gateway shows them) of the merchant environment's
+   * first delivery, endpoint or override alike, once there are {@code count}.
+   */
+  protected JsonNode awaitAttemptsOfFirstDelivery(
+      String merchantId, String environment, int count) {
+    java.util.concurrent.atomic.AtomicReference<JsonNode> attempts =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    org.awaitility.Awaitility.await()
+        .atMost(Duration.ofSeconds(15))
+        .until(
+            () -> {
+              Long delivery =
+                  transactions.inTransaction(
+                      c -> {
+                        try (var select =
+                            c.prepareStatement(
+                                "SELECT min(id) FROM webhook_deliveries WHERE merchant_id = ?"
+                                    + " AND environment = ?")) {
+                          select.setString(1, merchantId);
+                          select.setString(2, environment);
+                          try (var rs = select.executeQuery()) {
+                            rs.next();
+                            long id = rs.getLong(1);
+                            return rs.wasNull() ? null : id;
+                          }
+                        }
+                      });
+              if (delivery == null) {
+                return false;
+              }
+              attempts.set(
+                  get(
+                          "/internal/webhook_deliveries/" + delivery + "/attempts",
+                          merchantId,
+                          environment)
+                      .json());
+              return attempts.get().get("data").size() >= count;
+            });
+    return attempts.get();
+  }
+
+  /** How many stored attempts of the merchant have a response snippet, read from the table. */
+  protected int storedSnippets(String merchantId) {
+    return transactions.inTransaction(
+        c -> {
+          try (var select =
+              c.prepareStatement(
+                  "SELECT count(*) FROM webhook_attempts a JOIN webhook_deliveries d"
+                      + " ON d.id = a.delivery_id"
+                      + " WHERE d.merchant_id = ? AND a.response_snippet IS NOT NULL")) {
+            select.setString(1, merchantId);
+            try (var rs = select.executeQuery()) {
+              rs.next();
+              return rs.getInt(1);
+            }
+          }
+        });
   }
 
   /** A gateway-style internal read. */
