@@ -39,6 +39,7 @@ import ph.payments.platform.tx.Transactions;
 public class PlatformFactory {
 
   private static final Logger log = LoggerFactory.getLogger(PlatformFactory.class);
+
   /**
    * Every service's rule for its keys ({@code ALLOW_DEVELOPMENT_KEYS}); beans that need a key ask
    * it at start-up, so a missing key fails the application context instead of a later request.
