@@ -69,6 +69,8 @@ class SecretKeyIT {
         new HashMap<>(WebhookServiceTest.properties(SecretKeyIT.class, Map.of()));
     // Set explicitly, so neither the environment nor a test configuration decides.
     properties.put("webhooks.secret-key", key);
+    // The service's other required key is present, so only the one under test decides.
+    properties.put("security.reply-sealing-key", WebhookServiceTest.REPLY_SEALING_KEY);
     properties.put(RequiredKeys.ALLOW_PROPERTY, Boolean.toString(allowDevelopmentKeys));
     return properties;
   }

@@ -15,6 +15,7 @@ import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import ph.payments.gateway.support.GatewayTest;
 import ph.payments.platform.keys.RequiredKeys;
 import ph.payments.testkit.FreshDatabase;
 import ph.payments.testkit.TestDatabase;
@@ -77,6 +78,8 @@ class ApiKeyHashSecretIT {
     properties.put("micronaut.server.port", "-1");
     // Set explicitly, so neither the environment nor application-test.yml decides.
     properties.put("gateway.api-key-hash-secret", key);
+    // The gateway's other required key is present, so only the one under test decides.
+    properties.put("security.reply-sealing-key", GatewayTest.REPLY_SEALING_KEY);
     properties.put(RequiredKeys.ALLOW_PROPERTY, Boolean.toString(allowDevelopmentKeys));
     return properties;
   }

@@ -128,7 +128,7 @@ public class LedgerAudit {
               inFlightDifferences(c),
               anomalies.count(c),
               anomalies.recent(c, RECENT_ANOMALIES),
-              holds.heldBefore(c, clock.instant().minus(OLD_HOLD_AGE), OLD_HOLDS));
+              holds.heldBefore(c, clock.instant().minus(OLD_HOLD_AGE), null, OLD_HOLDS));
         });
   }
 

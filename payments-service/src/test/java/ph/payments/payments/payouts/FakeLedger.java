@@ -58,14 +58,24 @@ public class FakeLedger implements LedgerHolds {
   }
 
   @Override
-  public synchronized List<OpenHold> heldBefore(Instant createdBefore, int limit) {
+  public synchronized List<OpenHold> heldBefore(
+      Instant createdBefore, String startingAfter, int limit) {
     if (unreachable) {
       throw new Unavailable("fake ledger unreachable", null);
     }
+    // As the ledger: the cursor is a position in (created, payout id) order, whatever its status.
+    Comparator<Map.Entry<String, Hold>> order =
+        Comparator.comparing((Map.Entry<String, Hold> e) -> e.getValue().createdAt())
+            .thenComparing(Map.Entry::getKey);
+    Map.Entry<String, Hold> cursor =
+        startingAfter == null || !holds.containsKey(startingAfter)
+            ? null
+            : Map.entry(startingAfter, holds.get(startingAfter));
     return holds.entrySet().stream()
         .filter(e -> e.getValue().status().equals("held"))
         .filter(e -> e.getValue().createdAt().isBefore(createdBefore))
-        .sorted(Comparator.comparing(e -> e.getValue().createdAt()))
+        .filter(e -> cursor == null || order.compare(e, cursor) > 0)
+        .sorted(order)
         .limit(limit)
         .map(
             e ->
@@ -93,6 +103,12 @@ public class FakeLedger implements LedgerHolds {
   }
 
   /** Payout ids whose hold was released through {@link #release}, repeats included. */
+  /** A hold taken at {@code createdAt} whose payout payments-service never saw. */
+  public synchronized void heldWithoutPayout(
+      String payoutId, String merchant, String environment, String amount, Instant createdAt) {
+    holds.put(payoutId, new Hold(merchant, environment, new BigDecimal(amount), "held", createdAt));
+  }
+
   public synchronized List<String> released() {
     return List.copyOf(released);
   }

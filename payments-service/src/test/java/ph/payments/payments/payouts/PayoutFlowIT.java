@@ -537,6 +537,27 @@ class PayoutFlowIT implements TestPropertyProvider {
   }
 
   /**
+   * The reconciler walks every old hold, a page at a time: more orphans than one page (100) are all
+   * released in one pass, so long-lived holds of payouts in flight cannot hide the orphans behind
+   * them.
+   */
+  @Test
+  void everyOrphanIsFoundWhenThereAreMoreThanAPageOfOldHolds() {
+    String merchant = merchantWith("0");
+    Instant longAgo = clock.instant().minus(Duration.ofHours(2));
+    List<String> orphans = new ArrayList<>();
+    for (int i = 0; i < 250; i++) {
+      String id = IdType.PAYOUT.generate();
+      ledger.heldWithoutPayout(id, merchant, "test", "1.00", longAgo.plusMillis(i / 3));
+      orphans.add(id);
+    }
+    reconciler.releaseOrphans();
+    for (String id : orphans) {
+      assertEquals("reversed", ledger.holdOf(id).status(), id);
+    }
+  }
+
+  /**
    * The race of item 8 the other way round: a command still being retried keeps its hold (its asks
    * are recent), and a retry whose transaction holds the hold's row while the reconciler runs wins:
    * the reconciler waits for it, then sees the payout and releases nothing.

@@ -1,5 +1,6 @@
 package ph.payments.ledger.holds.persistence;
 
+import io.micronaut.core.annotation.Nullable;
 import jakarta.inject.Singleton;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -49,9 +50,11 @@ public class JdbcHolds {
   /**
    * Holds still {@code held} that were taken before {@code createdBefore}, oldest first: the
    * candidates for an orphaned hold (a payout that was never created after its hold was taken),
-   * which payments-service's reconciler checks against its payouts.
+   * which payments-service's reconciler checks against its payouts. Pages go on after {@code
+   * startingAfter} (a payout id of the previous page), in the same order.
    */
-  public List<PayoutHold> heldBefore(Connection connection, Instant createdBefore, int limit)
+  public List<PayoutHold> heldBefore(
+      Connection connection, Instant createdBefore, @Nullable String startingAfter, int limit)
       throws SQLException {
     List<PayoutHold> held = new ArrayList<>();
     try (PreparedStatement select =
@@ -59,9 +62,13 @@ public class JdbcHolds {
             "SELECT "
                 + COLUMNS
                 + " FROM payout_holds WHERE status = 'held' AND created_at < ?"
+                + " AND (?::text IS NULL OR (created_at, payout_id) >"
+                + " (SELECT created_at, payout_id FROM payout_holds WHERE payout_id = ?))"
                 + " ORDER BY created_at, payout_id LIMIT ?")) {
       select.setTimestamp(1, Timestamp.from(createdBefore));
-      select.setInt(2, limit);
+      select.setString(2, startingAfter);
+      select.setString(3, startingAfter);
+      select.setInt(4, limit);
       try (ResultSet rs = select.executeQuery()) {
         while (rs.next()) {
           held.add(row(rs));

@@ -96,14 +96,16 @@ public class HoldsController {
 
   /**
    * Holds still {@code held} that were taken before {@code created_before} (epoch seconds), oldest
-   * first, at most {@code limit} (1–1000, default 100): what payments-service's reconciler checks
-   * for payouts that never appeared (docs/ledger.md, "Orphaned holds").
+   * first, at most {@code limit} (1–1000, default 100), after the hold of payout {@code
+   * starting_after} when given: what payments-service's reconciler checks for payouts that never
+   * appeared (docs/ledger.md, "Orphaned holds").
    */
   @Get
   public ObjectNode held(
       @Nullable @QueryValue String status,
       @Nullable @QueryValue("created_before") Long createdBefore,
-      @Nullable @QueryValue Integer limit) {
+      @Nullable @QueryValue Integer limit,
+      @Nullable @QueryValue("starting_after") String startingAfter) {
     Map<String, String> issues = new LinkedHashMap<>();
     if (!"held".equals(status)) {
       issues.put("status", "must be held");
@@ -120,7 +122,7 @@ public class HoldsController {
     }
     List<PayoutHold> held =
         transactions.inTransaction(
-            c -> holds.heldBefore(c, Instant.ofEpochSecond(createdBefore), max));
+            c -> holds.heldBefore(c, Instant.ofEpochSecond(createdBefore), startingAfter, max));
     ObjectNode json = Json.mapper().createObjectNode();
     json.put("object", "list");
     ArrayNode data = json.putArray("data");

@@ -61,11 +61,12 @@ public interface LedgerHolds {
       String payoutId, String merchantId, String environment, Money amount, Instant createdAt) {}
 
   /**
-   * Holds still held that the ledger took before {@code createdBefore}, oldest first.
+   * Holds still held that the ledger took before {@code createdBefore}, oldest first, after the
+   * hold of payout {@code startingAfter} when it is not null (the last of the previous page).
    *
    * @throws Unavailable when no answer came
    */
-  List<OpenHold> heldBefore(Instant createdBefore, int limit);
+  List<OpenHold> heldBefore(Instant createdBefore, String startingAfter, int limit);
 
   /**
    * Gives the payout's hold back (a journal entry moves it from in-flight to available once; asking

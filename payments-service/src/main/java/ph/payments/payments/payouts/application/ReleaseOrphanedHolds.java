@@ -61,14 +61,26 @@ public class ReleaseOrphanedHolds {
   }
 
   /**
-   * One pass over the ledger's old holds.
+   * One pass over all of the ledger's old holds, a page at a time (payouts legitimately in flight
+   * for longer than the grace period must not hide the orphans behind them).
    *
    * @return how many holds were released now
    * @throws LedgerHolds.Unavailable when the ledger does not answer the list
    */
   public int releaseOrphans() {
     Instant cutoff = clock.instant().minus(grace);
-    List<LedgerHolds.OpenHold> candidates = ledger.heldBefore(cutoff, PAGE);
+    int released = 0;
+    String after = null;
+    List<LedgerHolds.OpenHold> page;
+    do {
+      page = ledger.heldBefore(cutoff, after, PAGE);
+      released += releaseOrphans(page, cutoff);
+      after = page.isEmpty() ? null : page.get(page.size() - 1).payoutId();
+    } while (page.size() == PAGE);
+    return released;
+  }
+
+  private int releaseOrphans(List<LedgerHolds.OpenHold> candidates, Instant cutoff) {
     int released = 0;
     for (LedgerHolds.OpenHold hold : candidates) {
       if (!decideRelease(hold, cutoff)) {

@@ -102,7 +102,7 @@ public class HttpLedgerHolds implements LedgerHolds {
   }
 
   @Override
-  public List<OpenHold> heldBefore(Instant createdBefore, int limit) {
+  public List<OpenHold> heldBefore(Instant createdBefore, String startingAfter, int limit) {
     HttpResponse<String> response =
         send(
             URI.create(
@@ -110,7 +110,8 @@ public class HttpLedgerHolds implements LedgerHolds {
                     + "?status=held&created_before="
                     + createdBefore.getEpochSecond()
                     + "&limit="
-                    + limit),
+                    + limit
+                    + (startingAfter == null ? "" : "&starting_after=" + startingAfter)),
             null);
     if (response.statusCode() != 200) {
       throw new Unavailable(
