@@ -46,7 +46,7 @@ class RestartIT {
               Map.of(
                   // The receiver is on loopback: only a deployment with the flag reaches it.
                   "webhooks.allow-private-targets", "true",
-                  "webhooks.retry-schedule", "1500ms,1500ms,1500ms,1500ms,1500ms,1500ms",
+                  "webhooks.retry-schedule", "1500ms,4s,1500ms,1500ms,1500ms,1500ms",
                   "webhooks.retry-jitter", "0",
                   "webhooks.timeout", "1s",
                   "webhooks.delivery.poll-interval", "200ms")));
@@ -74,13 +74,15 @@ class RestartIT {
         before = events.send(merchant, Events.payment("payment.succeeded", "test"));
         await().atMost(Duration.ofSeconds(15)).until(() -> receiver.count() == 2);
       } finally {
-        first.close(); // the second retry is due 1.5 s after the second failure
+        // The second retry is due 4 s after the second failure: time for close() on a busy
+        // machine (it once took over 1.5 s, and the retry went out before the service stopped).
+        first.close();
       }
 
       long deliveryId = receiver.received().get(0).deliveryId();
       assertEquals("pending", deliveryStatus(deliveryId), "scheduled, not lost");
       Events.Event whileDown = events.send(merchant, Events.payment("payment.failed", "test"));
-      Thread.sleep(2_500); // the retry falls due while nobody runs
+      Thread.sleep(4_500); // the retry falls due while nobody runs
       assertEquals(2, receiver.count());
 
       EmbeddedServer second = ApplicationContext.run(EmbeddedServer.class, properties);

@@ -9,6 +9,7 @@ import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import ph.payments.contracts.commands.CommandReply;
 import ph.payments.platform.ids.IdType;
@@ -22,6 +23,12 @@ import ph.payments.webhooks.support.WebhookServiceTest;
  */
 @MicronautTest(transactional = false)
 class SealedSecretRepliesIT extends WebhookServiceTest {
+
+  /** The endpoint's public-looking host resolves through the test resolver (no DNS needed). */
+  @Override
+  protected Map<String, String> extraProperties() {
+    return Map.of("spec.name", "SealedSecretRepliesIT");
+  }
 
   @Test
   void creationAndRotationRepliesCarryTheSecretSealedAndTheOutboxNeverInClear() {

@@ -13,7 +13,9 @@ import ph.payments.webhooks.targets.TargetPolicy;
  * internet (the test machine may have no DNS); everything else as the system resolves it.
  */
 @Singleton
-@Requires(property = "spec.name", pattern = "TargetSafetyIT|PrivateTargetsIT|WebhookDeliveryIT")
+@Requires(
+    property = "spec.name",
+    pattern = "TargetSafetyIT|PrivateTargetsIT|WebhookDeliveryIT|SealedSecretRepliesIT")
 public class RebindingResolver implements TargetPolicy.Resolver {
 
   public static final String HOST = "rebinding.example";
