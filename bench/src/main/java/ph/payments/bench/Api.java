@@ -92,7 +92,7 @@ final class Api {
 
   /**
    * A payment (the resource as created), retried with the same {@code Idempotency-Key} while the
-   * gateway answers 503 (accepted, reply still on its way: the first commands after a start can
+   * gateway answers 202 (accepted, reply still on its way: the first commands after a start can
    * take that long while consumers join their groups) or 409 (that first request still waits).
    */
   ObjectNode createPayment(String bearer) throws IOException, InterruptedException {
@@ -105,7 +105,7 @@ final class Api {
                   .header("Idempotency-Key", idempotencyKey)
                   .POST(HttpRequest.BodyPublishers.ofString(PAYMENT)),
               bearer);
-      if ((response.status() != 503 && response.status() != 409) || attempt == 20) {
+      if ((response.status() != 202 && response.status() != 409) || attempt == 20) {
         return (ObjectNode) response.expect(201);
       }
       Thread.sleep(500);

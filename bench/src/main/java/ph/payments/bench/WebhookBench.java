@@ -183,7 +183,7 @@ public final class WebhookBench {
       throws Exception {
     int count = (int) (perSecond * seconds);
     List<String> payments = Collections.synchronizedList(new ArrayList<>());
-    // A creation the gateway timed out on (503) is simply left out.
+    // A creation the gateway timed out on (202, still pending) is simply left out.
     OpenLoop.run(
         16,
         Double.MAX_VALUE,
