@@ -6,12 +6,14 @@ import java.sql.SQLException;
 import java.sql.SQLRecoverableException;
 import java.sql.SQLTransientException;
 import java.util.Set;
+import ph.payments.platform.errors.TransientFailure;
 
 /**
  * Tells a failure of the infrastructure (the database away or overloaded, a serialization failure
- * or a deadlock: retrying later succeeds) from a failure of the record itself. Only the latter may
- * count towards parking a record: while the database refuses connections every record fails, and
- * none of them is to blame.
+ * or a deadlock, a service the handler depends on not answering ({@link TransientFailure}):
+ * retrying later succeeds) from a failure of the record itself. Only the latter may count towards
+ * parking a record: while the database refuses connections every record fails, and none of them is
+ * to blame.
  */
 public final class InfrastructureFailures {
 
@@ -35,6 +37,9 @@ public final class InfrastructureFailures {
   public static boolean isInfrastructure(Throwable failure) {
     Throwable cause = failure;
     for (int depth = 0; cause != null && depth < 32; depth++, cause = cause.getCause()) {
+      if (cause instanceof TransientFailure) {
+        return true; // a service the handler depends on did not answer
+      }
       if (cause instanceof SQLTransientException || cause instanceof SQLRecoverableException) {
         return true; // includes a pool timing out waiting for a connection
       }

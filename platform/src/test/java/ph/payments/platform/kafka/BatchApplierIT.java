@@ -25,6 +25,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import ph.payments.contracts.Envelope;
+import ph.payments.platform.errors.TransientFailure;
 import ph.payments.platform.ids.IdType;
 import ph.payments.platform.inbox.IdempotentConsumer;
 import ph.payments.platform.outbox.Fixtures;
@@ -295,6 +296,54 @@ class BatchApplierIT {
     }
     assertTrue(ended.get() > 8, "the session was ended under the record " + ended.get() + " times");
     assertEquals(1, applied(topic).size(), "applied once the sessions lived");
+    assertEquals(parkedBefore, (long) inTx(parked::unresolved), "nothing parked");
+  }
+
+  /** What a handler throws when a service it depends on (the ledger, say) does not answer. */
+  private static final class DependencyDown extends RuntimeException implements TransientFailure {
+    DependencyDown() {
+      super("the ledger did not answer");
+    }
+  }
+
+  /**
+   * A handler whose dependency is down (a {@link TransientFailure}) fails more often than
+   * max-attempts: that is an outage, not the record's fault, so the record waits and applies once
+   * the dependency is back; nothing is parked (parking would answer the merchant "not applied" for
+   * a payout that only had to wait for ledger-service to restart).
+   */
+  @Test
+  void aDependencyThatIsDownNeverCountsTowardsParking() throws Exception {
+    String topic = Fixtures.uniqueTopic("dependency");
+    TestKafka.createTopics(1, topic);
+    Envelope envelope =
+        new Envelope(
+            IdType.MESSAGE.generate(), "test.dependency", "k", java.time.Instant.now(), bytes("d"));
+    send(topic, List.of(envelope));
+    ParkedMessages parked = new ParkedMessages(Clock.systemUTC());
+    BatchApplier applier =
+        new BatchApplier(
+            "dependency-it",
+            transactions,
+            new BatchApplier.Settings(Duration.ofMillis(20), 2),
+            parked,
+            Parkers.inbox(inbox, "dependency-it"),
+            Clock.systemUTC());
+    AtomicInteger tries = new AtomicInteger();
+    BatchApplier.RecordWork recording = recording("dependency-it", null, new AtomicInteger());
+    BatchApplier.RecordWork work =
+        (connection, record) -> {
+          if (tries.incrementAndGet() <= 8) {
+            throw new DependencyDown();
+          }
+          recording.apply(connection, record);
+        };
+    long parkedBefore = inTx(parked::unresolved);
+    try (KafkaConsumer<String, byte[]> consumer = consumer(topic)) {
+      pollUntil(consumer, applier, work, () -> applied(topic).size() >= 1, Duration.ofSeconds(30));
+    }
+    assertTrue(tries.get() > 8, "tried while the dependency was down: " + tries.get());
+    assertEquals(1, applied(topic).size(), "applied once the dependency answered");
     assertEquals(parkedBefore, (long) inTx(parked::unresolved), "nothing parked");
   }
 

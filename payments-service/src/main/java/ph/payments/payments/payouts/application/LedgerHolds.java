@@ -2,6 +2,7 @@ package ph.payments.payments.payouts.application;
 
 import java.time.Instant;
 import java.util.List;
+import ph.payments.platform.errors.TransientFailure;
 import ph.payments.platform.money.Money;
 
 /**
@@ -45,7 +46,7 @@ public interface LedgerHolds {
    * create the payout; the command fails and is retried, and the hold's idempotency makes the retry
    * safe.
    */
-  final class Unavailable extends RuntimeException {
+  final class Unavailable extends RuntimeException implements TransientFailure {
     public Unavailable(String message, Throwable cause) {
       super(message, cause);
     }
