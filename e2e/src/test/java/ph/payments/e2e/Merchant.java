@@ -73,6 +73,13 @@ final class Merchant {
     return send(request);
   }
 
+  Reply patch(String path, String body) {
+    return send(
+        HttpRequest.newBuilder(URI.create(baseUrl + path))
+            .header("Content-Type", "application/json")
+            .method("PATCH", HttpRequest.BodyPublishers.ofString(body)));
+  }
+
   private Reply send(HttpRequest.Builder request) {
     if (bearer != null) {
       request.header("Authorization", "Bearer " + bearer);

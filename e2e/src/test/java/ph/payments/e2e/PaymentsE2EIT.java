@@ -249,6 +249,66 @@ class PaymentsE2EIT {
   }
 
   /** These scenarios poll; the operator gives their keys a negotiated limit (SPEC part 8). */
+  @Test
+  void aCustomerIsKeptAndAPaymentNamingItInheritsItsEmailAndName() {
+    Merchant.Reply created =
+        merchant.post(
+            "/v1/customers",
+            "{\"name\":\"Liza Soberano\",\"email\":\"Liza@Example.ph\","
+                + "\"address\":{\"city\":\"Quezon City\"}}",
+            "Idempotency-Key",
+            "customer-liza");
+    assertEquals(201, created.status(), created.raw().body());
+    JsonNode customer = created.json();
+    String id = customer.get("id").asText();
+    assertTrue(id.startsWith("cus_"));
+    assertEquals("PH", customer.at("/address/country").asText());
+    assertTrue(
+        customer
+            .get("receipts_history_url")
+            .asText()
+            .matches(".*/receipts/history/rh_[A-Za-z0-9_-]{32}"));
+    Merchant.Reply replay =
+        merchant.post(
+            "/v1/customers",
+            "{\"name\":\"Liza Soberano\",\"email\":\"Liza@Example.ph\","
+                + "\"address\":{\"city\":\"Quezon City\"}}",
+            "Idempotency-Key",
+            "customer-liza");
+    assertEquals(created.raw().body(), replay.raw().body(), "the retry returns the original");
+
+    Merchant.Reply taken =
+        merchant.post("/v1/customers", "{\"name\":\"Other\",\"email\":\"liza@example.PH\"}");
+    assertEquals(409, taken.status(), taken.raw().body());
+    assertEquals("email_taken", taken.json().at("/error/code").asText());
+    assertEquals(customer, merchant.get("/v1/customers/" + id).json());
+    assertEquals(
+        id, merchant.get("/v1/customers?email=LIZA@example.ph").json().at("/data/0/id").asText());
+
+    Merchant.Reply updated = merchant.patch("/v1/customers/" + id, "{\"phone\":\"+639171234567\"}");
+    assertEquals(200, updated.status(), updated.raw().body());
+    assertEquals("+639171234567", updated.json().get("phone").asText());
+    Merchant.Reply aliased = merchant.post("/v1/customers/" + id, "{\"name\":\"Liza S.\"}");
+    assertEquals(200, aliased.status(), aliased.raw().body());
+
+    Merchant.Reply payment =
+        merchant.post(
+            "/v1/payments", "{\"amount\":250,\"method\":\"card\",\"customer_id\":\"" + id + "\"}");
+    assertEquals(201, payment.status(), payment.raw().body());
+    assertEquals(id, payment.json().get("customer_id").asText());
+    assertEquals("Liza@Example.ph", payment.json().at("/customer/email").asText());
+    assertEquals("Liza S.", payment.json().at("/customer/name").asText());
+    Merchant.Reply unknown =
+        merchant.post(
+            "/v1/payments",
+            "{\"amount\":250,\"method\":\"card\",\"customer_id\":\"cus_01jd3k4m5n6p7q8r9s0t1v2w3x\"}");
+    assertEquals(404, unknown.status(), unknown.raw().body());
+    assertEquals("customer_not_found", unknown.json().at("/error/code").asText());
+    JsonNode theirs = merchant.get("/v1/payments?customer_id=" + id).json();
+    assertEquals(1, theirs.get("data").size());
+    assertEquals(payment.json().get("id"), theirs.at("/data/0/id"));
+  }
+
   private static void raiseRateLimit(Merchant operator, String keyId) {
     Merchant.Reply raised =
         operator.post(

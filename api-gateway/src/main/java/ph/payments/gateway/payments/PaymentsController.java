@@ -97,12 +97,16 @@ public class PaymentsController {
       throw ApiException.invalid(
           Map.of("status", "must be one of " + String.join(", ", sorted(STATUSES))));
     }
+    String customerId = request.getParameters().get("customer_id");
+    if (customerId != null && !IdType.CUSTOMER.matches(customerId)) {
+      throw ApiException.invalid(Map.of("customer_id", "must be a customer id (cus_…)"));
+    }
     return reads.get(
         request,
         MerchantContext.of(request),
         Owner.PAYMENTS,
         "/internal/payments",
-        Set.of("limit", "starting_after", "status"));
+        Set.of("limit", "starting_after", "status", "customer_id"));
   }
 
   @Get("/payments/{id}")

@@ -227,6 +227,19 @@ public final class Fields {
     return values;
   }
 
+  /**
+   * Records each issue of {@code nested}, the fields of this body's object {@code name}, as {@code
+   * name.field} (e.g. {@code address.country}).
+   */
+  public void issues(String name, Fields nested) {
+    nested.issues.forEach((field, problem) -> issue(name + "." + field, problem));
+  }
+
+  /** Whether the field is present with the JSON value null (a request to clear it). */
+  public boolean isNull(String name) {
+    return body.has(name) && body.get(name).isNull();
+  }
+
   /** Records a problem found by the caller's own rule. */
   public void issue(String name, String problem) {
     issues.putIfAbsent(name, problem);

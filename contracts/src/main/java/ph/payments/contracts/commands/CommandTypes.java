@@ -6,6 +6,12 @@ public final class CommandTypes {
   /** Round trip through the command path with no effect; used by operators and smoke tests. */
   public static final String SYSTEM_PING = "system.ping";
 
+  /** Creates a customer (payments-service). */
+  public static final String CUSTOMERS_CREATE = "customers.create";
+
+  /** Updates a customer (payments-service). */
+  public static final String CUSTOMERS_UPDATE = "customers.update";
+
   /** Message type of a reply on {@link ph.payments.contracts.Topics#COMMAND_REPLIES}. */
   public static final String REPLY = "command.reply";
 

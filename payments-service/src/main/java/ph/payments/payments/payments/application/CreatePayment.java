@@ -12,6 +12,7 @@ import java.time.Instant;
 import java.util.Optional;
 import ph.payments.contracts.commands.Command;
 import ph.payments.contracts.commands.CommandReply;
+import ph.payments.payments.customers.application.MerchantCustomers;
 import ph.payments.payments.payments.domain.CheckoutTokens;
 import ph.payments.payments.payments.domain.Customer;
 import ph.payments.payments.payments.domain.Payment;
@@ -41,6 +42,7 @@ public class CreatePayment implements CommandHandler {
   private final PaymentMoves moves;
   private final Clock clock;
   private final Duration expiry;
+  private final MerchantCustomers customers;
 
   public CreatePayment(
       ProviderRouter router,
@@ -48,13 +50,15 @@ public class CreatePayment implements CommandHandler {
       Fees fees,
       PaymentMoves moves,
       Clock clock,
-      @Value("${payments.expiry:30m}") Duration expiry) {
+      @Value("${payments.expiry:30m}") Duration expiry,
+      MerchantCustomers customers) {
     this.router = router;
     this.payments = payments;
     this.fees = fees;
     this.moves = moves;
     this.clock = clock;
     this.expiry = expiry;
+    this.customers = customers;
   }
 
   @Override
@@ -81,6 +85,20 @@ public class CreatePayment implements CommandHandler {
           command,
           java.util.Map.of(
               "amount", "must be at most " + max.toPlainString() + " for method " + method));
+    }
+    String customerId = text(body, "customer_id").orElse(null);
+    Customer customer = customer(body.get("customer"));
+    if (customerId != null) {
+      Optional<ph.payments.payments.customers.domain.Customer> named =
+          customers.forPayment(connection, customerId, command.merchantId(), command.environment());
+      if (named.isEmpty()) {
+        return CommandReplies.rejected(
+            command, ErrorCode.CUSTOMER_NOT_FOUND, "No such customer: " + customerId + ".");
+      }
+      if (customer == null) {
+        // SPEC part 2: without a customer object the payment takes the customer's email and name.
+        customer = new Customer(named.get().email(), named.get().name());
+      }
     }
     Instant now = clock.instant();
     Instant expiresAt = now.plus(expiry);
@@ -114,11 +132,11 @@ public class CreatePayment implements CommandHandler {
             text(body, "return_url").orElse(null),
             text(body, "webhook_url").orElse(null),
             text(body, "description").orElse(null),
-            customer(body.get("customer")),
+            customer,
             body.hasNonNull("metadata")
                 ? (ObjectNode) body.get("metadata")
                 : ph.payments.platform.json.Json.mapper().createObjectNode(),
-            text(body, "customer_id").orElse(null),
+            customerId,
             null,
             fees.scheduleFor(connection, command.merchantId(), method).feeFor(amount),
             null,

@@ -132,6 +132,7 @@ public class JdbcPayments {
       String merchantId,
       String environment,
       PaymentStatus status,
+      String customerId,
       String startingAfter,
       int limit)
       throws SQLException {
@@ -140,6 +141,7 @@ public class JdbcPayments {
             + COLUMNS
             + " FROM payments WHERE merchant_id = ? AND environment = ?"
             + (status == null ? "" : " AND status = ?")
+            + (customerId == null ? "" : " AND customer_id = ?")
             + (startingAfter == null ? "" : " AND id > ?")
             + " ORDER BY id LIMIT ?";
     try (PreparedStatement select = connection.prepareStatement(sql)) {
@@ -149,10 +151,40 @@ public class JdbcPayments {
       if (status != null) {
         select.setString(i++, status.wire());
       }
+      if (customerId != null) {
+        select.setString(i++, customerId);
+      }
       if (startingAfter != null) {
         select.setString(i++, startingAfter);
       }
       select.setInt(i, limit);
+      List<Payment> payments = new ArrayList<>();
+      try (ResultSet rs = select.executeQuery()) {
+        while (rs.next()) {
+          payments.add(read(rs));
+        }
+      }
+      return payments;
+    }
+  }
+
+  /**
+   * A customer's payments that bear a receipt (succeeded, refunded), newest first: what the
+   * customer's receipt history lists.
+   */
+  public List<Payment> receiptsOf(
+      Connection connection, String merchantId, String environment, String customerId, int limit)
+      throws SQLException {
+    try (PreparedStatement select =
+        connection.prepareStatement(
+            "SELECT "
+                + COLUMNS
+                + " FROM payments WHERE merchant_id = ? AND environment = ? AND customer_id = ?"
+                + " AND status IN ('succeeded', 'refunded') ORDER BY id DESC LIMIT ?")) {
+      select.setString(1, merchantId);
+      select.setString(2, environment);
+      select.setString(3, customerId);
+      select.setInt(4, limit);
       List<Payment> payments = new ArrayList<>();
       try (ResultSet rs = select.executeQuery()) {
         while (rs.next()) {

@@ -54,7 +54,8 @@ public class InternalPaymentsController {
       HttpRequest<?> request,
       @Nullable @QueryValue Integer limit,
       @Nullable @QueryValue("starting_after") String startingAfter,
-      @Nullable @QueryValue String status) {
+      @Nullable @QueryValue String status,
+      @Nullable @QueryValue("customer_id") String customerId) {
     InternalHeaders.Scope scope = InternalHeaders.scope(request);
     int pageSize = limit == null ? 25 : Math.max(1, Math.min(100, limit));
     PaymentStatus filter = status == null ? null : parseStatus(status);
@@ -66,6 +67,7 @@ public class InternalPaymentsController {
                     scope.merchantId(),
                     scope.environment(),
                     filter,
+                    customerId,
                     startingAfter,
                     pageSize + 1));
     ObjectNode list = Json.mapper().createObjectNode();
