@@ -19,7 +19,8 @@ class DomainIsPlainJavaTest {
         .resideInAnyPackage(
             "ph.payments.payments.payments.domain..",
             "ph.payments.payments.refunds.domain..",
-            "ph.payments.payments.payouts.domain..")
+            "ph.payments.payments.payouts.domain..",
+            "ph.payments.payments.products.domain..")
         .should()
         .dependOnClassesThat()
         .resideInAnyPackage("io.micronaut..", "jakarta..", "java.sql..", "java.net.http..")
