@@ -80,8 +80,7 @@ class ProductsE2EIT {
       String body =
           "{\"name\":\"Iced coffee\",\"price\":120.00,\"track_inventory\":true,\"stock\":20,"
               + "\"low_stock_threshold\":5,\"category\":\"drinks\"}";
-      Merchant.Reply created =
-          merchant.post("/v1/products", body, "Idempotency-Key", "product-1");
+      Merchant.Reply created = merchant.post("/v1/products", body, "Idempotency-Key", "product-1");
       assertEquals(201, created.status(), created.raw().body());
       JsonNode product = created.json();
       String id = product.get("id").asText();
