@@ -20,7 +20,8 @@ class DomainIsPlainJavaTest {
             "ph.payments.payments.payments.domain..",
             "ph.payments.payments.refunds.domain..",
             "ph.payments.payments.payouts.domain..",
-            "ph.payments.payments.customers.domain..")
+            "ph.payments.payments.customers.domain..",
+            "ph.payments.payments.products.domain..")
         .should()
         .dependOnClassesThat()
         .resideInAnyPackage("io.micronaut..", "jakarta..", "java.sql..", "java.net.http..")

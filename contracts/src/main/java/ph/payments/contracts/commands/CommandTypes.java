@@ -12,6 +12,12 @@ public final class CommandTypes {
   /** Updates a customer (payments-service). */
   public static final String CUSTOMERS_UPDATE = "customers.update";
 
+  /** Products (payments-service, issue 15): create, update, and a stock adjustment. */
+  public static final String PRODUCTS_CREATE = "products.create";
+
+  public static final String PRODUCTS_UPDATE = "products.update";
+  public static final String PRODUCTS_ADJUST_STOCK = "products.adjust_stock";
+
   /** Message type of a reply on {@link ph.payments.contracts.Topics#COMMAND_REPLIES}. */
   public static final String REPLY = "command.reply";
 
