@@ -51,10 +51,15 @@ final class Browser implements AutoCloseable {
     this.service = service;
   }
 
-  /** Starts the browser, or fails (never skips) saying how to install what is missing. */
-  static Browser start() throws IOException {
+  /** Fails (never skips) saying how to install them when the browser or its driver is missing. */
+  static void requireInstalled() {
     requireExecutable(CHROMIUM, "chromium");
     requireExecutable(CHROMEDRIVER, "chromium-driver");
+  }
+
+  /** Starts the browser, or fails (never skips) saying how to install what is missing. */
+  static Browser start() throws IOException {
+    requireInstalled();
     // The executable named both ways: the system property is what Selenium's DriverFinder checks
     // before it would ever consult Selenium Manager.
     System.setProperty(ChromeDriverService.CHROME_DRIVER_EXE_PROPERTY, CHROMEDRIVER.toString());
