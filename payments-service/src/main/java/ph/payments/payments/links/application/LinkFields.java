@@ -1,0 +1,31 @@
+package ph.payments.payments.links.application;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+
+/** Reading the (gateway-validated) values of a payment link body. */
+final class LinkFields {
+
+  static String text(JsonNode body, String name) {
+    JsonNode node = body.get(name);
+    return node == null || node.isNull() ? null : node.asText();
+  }
+
+  static BigDecimal amount(JsonNode body) {
+    JsonNode node = body.get("amount");
+    return node == null || node.isNull()
+        ? null
+        : node.decimalValue().setScale(2, RoundingMode.UNNECESSARY);
+  }
+
+  /** {@code expires_at}, an ISO-8601 date-time with its offset (e.g. {@code …T18:00:00+08:00}). */
+  static Instant expiresAt(JsonNode body) {
+    String value = text(body, "expires_at");
+    return value == null ? null : OffsetDateTime.parse(value).toInstant();
+  }
+
+  private LinkFields() {}
+}
