@@ -5,6 +5,7 @@ import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.time.Instant;
 import java.time.OffsetDateTime;
+import java.time.temporal.ChronoUnit;
 
 /** Reading the (gateway-validated) values of a payment link body. */
 final class LinkFields {
@@ -21,10 +22,16 @@ final class LinkFields {
         : node.decimalValue().setScale(2, RoundingMode.UNNECESSARY);
   }
 
-  /** {@code expires_at}, an ISO-8601 date-time with its offset (e.g. {@code …T18:00:00+08:00}). */
+  /**
+   * {@code expires_at}, an ISO-8601 date-time with its offset (e.g. {@code …T18:00:00+08:00}), to
+   * the whole second: the resource shows it in Unix seconds, and the link expires at exactly the
+   * second it shows.
+   */
   static Instant expiresAt(JsonNode body) {
     String value = text(body, "expires_at");
-    return value == null ? null : OffsetDateTime.parse(value).toInstant();
+    return value == null
+        ? null
+        : OffsetDateTime.parse(value).toInstant().truncatedTo(ChronoUnit.SECONDS);
   }
 
   private LinkFields() {}
