@@ -654,6 +654,23 @@ class PaymentLinkFlowIT implements TestPropertyProvider {
         "failed",
         service().dispatch(helper(merchant, "fail", failing)).body().get("status").asText());
     assertEquals(2, link(merchant, id).get("usage_count").asInt());
+    // Refunds move the payment again (a partial one keeps it succeeded): no new use.
+    for (String amount : List.of("20", "100")) {
+      CommandReply refund =
+          service()
+              .dispatch(
+                  ServiceClient.command(
+                      "refunds.create",
+                      merchant,
+                      "test",
+                      IdType.REFUND.generate(),
+                      "{\"payment\":\"" + paymentId + "\",\"amount\":" + amount + "}"));
+      assertEquals("succeeded", refund.body().get("status").asText(), refund.body().toString());
+    }
+    assertEquals(
+        "refunded",
+        service().json("/internal/payments/" + paymentId, merchant, "test").get("status").asText());
+    assertEquals(2, link(merchant, id).get("usage_count").asInt(), "refunds are no use");
     // A payment without a link moves no link.
     String plain =
         pay(merchant, "test", "{\"amount\":10,\"method\":\"card\"}").body().get("id").asText();
