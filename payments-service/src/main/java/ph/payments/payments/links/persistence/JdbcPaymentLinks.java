@@ -8,11 +8,11 @@ import java.sql.SQLException;
 import java.sql.Savepoint;
 import java.sql.Timestamp;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import ph.payments.payments.links.domain.LinkStatus;
 import ph.payments.payments.links.domain.PaymentLink;
+import ph.payments.payments.persistence.PagedQuery;
 
 /** Payment links in PostgreSQL. Every method runs on the caller's connection (its transaction). */
 @Singleton
@@ -54,8 +54,8 @@ public class JdbcPaymentLinks {
       i = setFields(insert, i, link);
       insert.setString(i++, link.customerId());
       insert.setInt(i++, link.usageCount());
-      insert.setTimestamp(i++, timestamp(link.lastUsedAt()));
-      insert.setTimestamp(i++, timestamp(link.expiresAt()));
+      insert.setTimestamp(i++, PagedQuery.timestamp(link.lastUsedAt()));
+      insert.setTimestamp(i++, PagedQuery.timestamp(link.expiresAt()));
       insert.setString(i++, link.metadataJson());
       insert.setTimestamp(i++, Timestamp.from(link.createdAt()));
       insert.setTimestamp(i, Timestamp.from(link.updatedAt()));
@@ -171,32 +171,10 @@ public class JdbcPaymentLinks {
       String startingAfter,
       int limit)
       throws SQLException {
-    StringBuilder sql =
-        new StringBuilder("SELECT " + COLUMNS + " FROM payment_links")
-            .append(" WHERE merchant_id = ? AND environment = ?");
-    List<Object> args = new ArrayList<>(List.of(merchantId, environment));
-    if (status != null) {
-      sql.append(" AND status = ?");
-      args.add(status.wire());
-    }
-    if (startingAfter != null) {
-      sql.append(" AND id > ?");
-      args.add(startingAfter);
-    }
-    sql.append(" ORDER BY id LIMIT ?");
-    args.add(limit);
-    try (PreparedStatement select = connection.prepareStatement(sql.toString())) {
-      for (int i = 0; i < args.size(); i++) {
-        select.setObject(i + 1, args.get(i));
-      }
-      List<PaymentLink> links = new ArrayList<>();
-      try (ResultSet rs = select.executeQuery()) {
-        while (rs.next()) {
-          links.add(read(rs));
-        }
-      }
-      return links;
-    }
+    return PagedQuery.from(
+            "SELECT " + COLUMNS + " FROM payment_links", "id", merchantId, environment)
+        .where("status = ?", status == null ? null : status.wire())
+        .page(connection, startingAfter, limit, JdbcPaymentLinks::read);
   }
 
   private static int setFields(PreparedStatement statement, int i, PaymentLink l)
@@ -210,15 +188,6 @@ public class JdbcPaymentLinks {
     statement.setString(i++, l.cancelUrl());
     statement.setString(i++, l.status().wire());
     return i;
-  }
-
-  private static Timestamp timestamp(Instant instant) {
-    return instant == null ? null : Timestamp.from(instant);
-  }
-
-  private static Instant instant(ResultSet rs, String column) throws SQLException {
-    Timestamp value = rs.getTimestamp(column);
-    return value == null ? null : value.toInstant();
   }
 
   private static Optional<PaymentLink> one(Connection connection, String sql, String arg)
@@ -247,8 +216,8 @@ public class JdbcPaymentLinks {
         LinkStatus.fromWire(rs.getString("status")),
         rs.getString("customer_id"),
         rs.getInt("usage_count"),
-        instant(rs, "last_used_at"),
-        instant(rs, "expires_at"),
+        PagedQuery.instant(rs, "last_used_at"),
+        PagedQuery.instant(rs, "expires_at"),
         rs.getString("metadata"),
         rs.getTimestamp("created_at").toInstant(),
         rs.getTimestamp("updated_at").toInstant());

@@ -1,6 +1,5 @@
 package ph.payments.payments.links.web;
 
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.micronaut.context.annotation.Value;
 import io.micronaut.core.annotation.Nullable;
@@ -16,8 +15,8 @@ import ph.payments.payments.links.application.MerchantPaymentLinks;
 import ph.payments.payments.links.domain.LinkStatus;
 import ph.payments.payments.links.domain.PaymentLink;
 import ph.payments.payments.links.persistence.JdbcPaymentLinks;
+import ph.payments.payments.web.ListPages;
 import ph.payments.platform.errors.ApiException;
-import ph.payments.platform.json.Json;
 import ph.payments.platform.micronaut.InternalHeaders;
 import ph.payments.platform.tx.Transactions;
 
@@ -53,7 +52,7 @@ public class InternalPaymentLinksController {
       @Nullable @QueryValue("starting_after") String startingAfter,
       @Nullable @QueryValue String status) {
     InternalHeaders.Scope scope = InternalHeaders.scope(request);
-    int pageSize = limit == null ? 25 : Math.max(1, Math.min(100, limit));
+    int pageSize = ListPages.pageSize(limit);
     LinkStatus filter = status == null ? null : status(status);
     List<PaymentLink> page =
         transactions.inTransaction(
@@ -64,13 +63,8 @@ public class InternalPaymentLinksController {
                     scope.environment(),
                     filter,
                     startingAfter,
-                    pageSize + 1));
-    ObjectNode list = Json.mapper().createObjectNode();
-    list.put("object", "list");
-    ArrayNode data = list.putArray("data");
-    page.stream().limit(pageSize).forEach(l -> data.add(PaymentLinkJson.of(l, publicBaseUrl)));
-    list.put("has_more", page.size() > pageSize);
-    return list;
+                    ListPages.rowsToRead(pageSize)));
+    return ListPages.envelope(page, pageSize, l -> PaymentLinkJson.of(l, publicBaseUrl));
   }
 
   @Get("/{id}")

@@ -6,9 +6,9 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import ph.payments.payments.persistence.PagedQuery;
 import ph.payments.payments.staticqrs.domain.StaticQr;
 
 /**
@@ -42,7 +42,7 @@ public class JdbcStaticQrs {
       insert.setString(i++, q.defaultMethod());
       insert.setString(i++, q.currency());
       insert.setBoolean(i++, q.archived());
-      insert.setTimestamp(i++, q.archivedAt() == null ? null : Timestamp.from(q.archivedAt()));
+      insert.setTimestamp(i++, PagedQuery.timestamp(q.archivedAt()));
       insert.setTimestamp(i++, Timestamp.from(q.createdAt()));
       insert.setTimestamp(i, Timestamp.from(q.updatedAt()));
       insert.executeUpdate();
@@ -62,7 +62,7 @@ public class JdbcStaticQrs {
       update.setString(i++, q.defaultMethod());
       update.setString(i++, q.currency());
       update.setBoolean(i++, q.archived());
-      update.setTimestamp(i++, q.archivedAt() == null ? null : Timestamp.from(q.archivedAt()));
+      update.setTimestamp(i++, PagedQuery.timestamp(q.archivedAt()));
       update.setTimestamp(i++, Timestamp.from(q.updatedAt()));
       update.setString(i, q.id());
       if (update.executeUpdate() != 1) {
@@ -89,31 +89,9 @@ public class JdbcStaticQrs {
       String startingAfter,
       int limit)
       throws SQLException {
-    StringBuilder sql =
-        new StringBuilder(SELECT).append(" WHERE q.merchant_id = ? AND q.environment = ?");
-    List<Object> args = new ArrayList<>(List.of(merchantId, environment));
-    if (archived != null) {
-      sql.append(" AND q.archived = ?");
-      args.add(archived);
-    }
-    if (startingAfter != null) {
-      sql.append(" AND q.id > ?");
-      args.add(startingAfter);
-    }
-    sql.append(" ORDER BY q.id LIMIT ?");
-    args.add(limit);
-    try (PreparedStatement select = connection.prepareStatement(sql.toString())) {
-      for (int i = 0; i < args.size(); i++) {
-        select.setObject(i + 1, args.get(i));
-      }
-      List<StaticQr> qrs = new ArrayList<>();
-      try (ResultSet rs = select.executeQuery()) {
-        while (rs.next()) {
-          qrs.add(read(rs));
-        }
-      }
-      return qrs;
-    }
+    return PagedQuery.from(SELECT, "q.id", merchantId, environment)
+        .where("q.archived = ?", archived)
+        .page(connection, startingAfter, limit, JdbcStaticQrs::read);
   }
 
   private static Optional<StaticQr> one(Connection connection, String sql, String id)
@@ -127,7 +105,6 @@ public class JdbcStaticQrs {
   }
 
   private static StaticQr read(ResultSet rs) throws SQLException {
-    Timestamp archivedAt = rs.getTimestamp("archived_at");
     return new StaticQr(
         rs.getString("id"),
         rs.getString("merchant_id"),
@@ -140,7 +117,7 @@ public class JdbcStaticQrs {
         rs.getString("default_method"),
         rs.getString("currency"),
         rs.getBoolean("archived"),
-        archivedAt == null ? null : archivedAt.toInstant(),
+        PagedQuery.instant(rs, "archived_at"),
         rs.getTimestamp("created_at").toInstant(),
         rs.getTimestamp("updated_at").toInstant());
   }

@@ -1,6 +1,5 @@
 package ph.payments.payments.staticqrs.web;
 
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.micronaut.context.annotation.Value;
 import io.micronaut.core.annotation.Nullable;
@@ -15,8 +14,8 @@ import java.util.Map;
 import ph.payments.payments.staticqrs.application.MerchantStaticQrs;
 import ph.payments.payments.staticqrs.domain.StaticQr;
 import ph.payments.payments.staticqrs.persistence.JdbcStaticQrs;
+import ph.payments.payments.web.ListPages;
 import ph.payments.platform.errors.ApiException;
-import ph.payments.platform.json.Json;
 import ph.payments.platform.micronaut.InternalHeaders;
 import ph.payments.platform.tx.Transactions;
 
@@ -52,7 +51,7 @@ public class InternalStaticQrsController {
       @Nullable @QueryValue("starting_after") String startingAfter,
       @Nullable @QueryValue String archived) {
     InternalHeaders.Scope scope = InternalHeaders.scope(request);
-    int pageSize = limit == null ? 25 : Math.max(1, Math.min(100, limit));
+    int pageSize = ListPages.pageSize(limit);
     Boolean archivedFilter =
         switch (archived == null ? "false" : archived) {
           case "true" -> Boolean.TRUE;
@@ -68,13 +67,8 @@ public class InternalStaticQrsController {
                     scope.environment(),
                     archivedFilter,
                     startingAfter,
-                    pageSize + 1));
-    ObjectNode list = Json.mapper().createObjectNode();
-    list.put("object", "list");
-    ArrayNode data = list.putArray("data");
-    page.stream().limit(pageSize).forEach(q -> data.add(StaticQrJson.of(q, publicBaseUrl)));
-    list.put("has_more", page.size() > pageSize);
-    return list;
+                    ListPages.rowsToRead(pageSize)));
+    return ListPages.envelope(page, pageSize, q -> StaticQrJson.of(q, publicBaseUrl));
   }
 
   @Get("/{id}")
