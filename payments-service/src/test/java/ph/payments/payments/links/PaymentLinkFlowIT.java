@@ -678,6 +678,45 @@ class PaymentLinkFlowIT implements TestPropertyProvider {
     assertEquals(2, link(merchant, id).get("usage_count").asInt());
   }
 
+  @Test
+  void concurrentSuccessesOfOneLinkAreEachCountedOnce() throws Exception {
+    String merchant = IdType.MERCHANT.generate();
+    String id = created(merchant, "{\"description\":\"Busy counter\"}").get("id").asText();
+    List<String> payments = new ArrayList<>();
+    for (int i = 0; i < 12; i++) {
+      payments.add(
+          pay(
+                  merchant,
+                  "test",
+                  "{\"payment_link_id\":\""
+                      + id
+                      + "\",\"amount\":"
+                      + (i + 1)
+                      + ",\"method\":\"card\"}")
+              .body()
+              .get("id")
+              .asText());
+    }
+    java.util.concurrent.ExecutorService pool =
+        java.util.concurrent.Executors.newFixedThreadPool(6);
+    try {
+      List<java.util.concurrent.Future<CommandReply>> replies = new ArrayList<>();
+      for (String payment : payments) {
+        // Each payment is told to succeed twice, by two commands racing each other.
+        replies.add(pool.submit(() -> service().dispatch(helper(merchant, "succeed", payment))));
+        replies.add(pool.submit(() -> service().dispatch(helper(merchant, "succeed", payment))));
+      }
+      int succeeded = 0;
+      for (java.util.concurrent.Future<CommandReply> reply : replies) {
+        succeeded += reply.get().status() == 200 ? 1 : 0;
+      }
+      assertEquals(12, succeeded, "one of each pair moves the payment, the other is refused");
+    } finally {
+      pool.shutdownNow();
+    }
+    assertEquals(12, link(merchant, id).get("usage_count").asInt());
+  }
+
   private static void refused(CommandReply reply, int status, String code) {
     assertEquals(status, reply.status(), reply.body().toString());
     assertEquals(code, reply.body().at("/error/code").asText(), reply.body().toString());
