@@ -23,7 +23,8 @@ import ph.payments.payments.payments.web.PaymentJson;
  * the link ({@code usage_count} + 1, {@code last_used_at}), in the same transaction. A payment
  * reaches {@code succeeded} at most once (the transition table has no way back to it, and the state
  * write is conditional on the locked status), so a redelivered capture or command counts nothing
- * twice.
+ * twice. A partial refund moves a succeeded payment to {@code succeeded} again: that is no use,
+ * hence the check of the status the payment had.
  */
 @Singleton
 public class PaymentMoves {
