@@ -74,7 +74,7 @@ class HostedPagesBrowserE2EIT {
     Browser.requireInstalled();
     system =
         SystemUnderTest.start(
-            "pages",
+            "browser",
             Map.of(
                 // The live-mode scenario takes a live payment through the simulated connector.
                 "LIVE_CONNECTORS",
