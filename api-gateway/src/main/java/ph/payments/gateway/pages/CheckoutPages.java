@@ -112,6 +112,10 @@ public class CheckoutPages {
     }
     JsonNode payment = found.get();
     String action = fields.getOrDefault("action", "");
+    if (!OPEN.contains(payment.path("status").asText())) {
+      // Decided meanwhile (or this is the same form sent twice): show where the payment stands.
+      return pages.seeOther("/checkout/" + token);
+    }
     if (!sandboxActions(payment).contains(action) && !challengeActions(payment).contains(action)) {
       return render(
           request, HttpStatus.BAD_REQUEST, token, payment, "That action is not available.");
@@ -138,6 +142,9 @@ public class CheckoutPages {
       return pages.notFound();
     }
     JsonNode payment = found.get();
+    if (!OPEN.contains(payment.path("status").asText())) {
+      return pages.seeOther("/checkout/" + token);
+    }
     if (!"card".equals(payment.path("method").asText()) || !cardFormShown(payment)) {
       return render(request, HttpStatus.BAD_REQUEST, token, payment, "The card form is closed.");
     }
@@ -234,7 +241,11 @@ public class CheckoutPages {
     m.put("amount", amount);
     m.put("description", text(p, "description"));
     m.put("status", state);
-    m.put("statusLabel", statusLabel(state));
+    m.put(
+        "statusLabel",
+        challenged(p) && OPEN.contains(state)
+            ? "Waiting for your bank's confirmation"
+            : statusLabel(state));
     m.put("open", OPEN.contains(state));
     m.put("method", method);
     m.put("methodLabel", Format.method(method));
@@ -302,7 +313,7 @@ public class CheckoutPages {
           switch (action) {
             case "pay" -> "Simulate a successful payment";
             case "approve" -> "Approve in the sandbox wallet";
-            default -> "Simulate a declined payment";
+            default -> "Decline the payment";
           };
       buttons.add(Map.of("value", action, "label", label, "primary", !action.equals("decline")));
     }

@@ -33,6 +33,15 @@ public class Templates {
   public String render(String template, Map<String, Object> model) {
     Context context = new Context(Locale.ENGLISH);
     context.setVariables(model);
+    Object merchant = model.get("merchant");
+    if (merchant instanceof String name && !context.containsVariable("initial")) {
+      // The merchant's initial, a plain mark beside the name in place of a logo.
+      context.setVariable(
+          "initial",
+          name.isBlank()
+              ? ""
+              : name.substring(0, name.offsetByCodePoints(0, 1)).toUpperCase(Locale.ROOT));
+    }
     return engine.process(template, context);
   }
 }
