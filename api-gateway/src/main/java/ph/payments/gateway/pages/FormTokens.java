@@ -47,12 +47,12 @@ public class FormTokens {
 
   /** The cookie a page's forms are bound to: the request's own when well formed, else a new one. */
   public String cookieOf(HttpRequest<?> request) {
-    return request
-        .getCookies()
-        .findCookie(COOKIE)
-        .map(Cookie::getValue)
-        .filter(v -> COOKIE_VALUE.matcher(v).matches())
-        .orElseGet(() -> random(32));
+    return keepOrNew(cookie(request));
+  }
+
+  /** {@code existing} when it is a well-formed cookie value, else a new one. */
+  String keepOrNew(String existing) {
+    return existing != null && COOKIE_VALUE.matcher(existing).matches() ? existing : random(32);
   }
 
   /** A form field for {@code cookie}: unique to this rendering of the form. */
@@ -98,6 +98,10 @@ public class FormTokens {
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);
     }
+  }
+
+  private static String cookie(HttpRequest<?> request) {
+    return request.getCookies().findCookie(COOKIE).map(Cookie::getValue).orElse(null);
   }
 
   private static String random(int bytes) {
