@@ -75,14 +75,18 @@ public class FormTokens {
    * another cookie's).
    */
   public Optional<String> verified(HttpRequest<?> request, String field) {
+    return matching(cookie(request), field);
+  }
+
+  /** As {@link #verified(HttpRequest, String)} for the cookie value {@code cookie} (or null). */
+  static Optional<String> matching(String cookie, String field) {
     if (field == null || !FIELD_VALUE.matcher(field).matches()) {
       return Optional.empty();
     }
-    Optional<String> cookie = request.getCookies().findCookie(COOKIE).map(Cookie::getValue);
-    if (cookie.isEmpty() || !COOKIE_VALUE.matcher(cookie.get()).matches()) {
+    if (cookie == null || !COOKIE_VALUE.matcher(cookie).matches()) {
       return Optional.empty();
     }
-    byte[] expected = cookie.get().getBytes(StandardCharsets.US_ASCII);
+    byte[] expected = cookie.getBytes(StandardCharsets.US_ASCII);
     byte[] given = field.substring(0, field.indexOf('.')).getBytes(StandardCharsets.US_ASCII);
     return MessageDigest.isEqual(expected, given) ? Optional.of(field) : Optional.empty();
   }

@@ -16,15 +16,15 @@ class FormTokensTest {
     String cookie = tokens.keepOrNew(null);
     String field = tokens.fieldFor(cookie);
     assertNotEquals(field, tokens.fieldFor(cookie), "each rendering has its own nonce");
-    assertTrue(FormTokens.verified(cookie, field).isPresent());
+    assertTrue(FormTokens.matching(cookie, field).isPresent());
 
     String other = tokens.keepOrNew(null);
     assertNotEquals(cookie, other);
-    assertFalse(FormTokens.verified(other, field).isPresent(), "another browser's");
-    assertFalse(FormTokens.verified(null, field).isPresent(), "no cookie");
-    assertFalse(FormTokens.verified(cookie, null).isPresent(), "no field");
-    assertFalse(FormTokens.verified(cookie, cookie).isPresent(), "the cookie alone");
-    assertFalse(FormTokens.verified(cookie, field + "x").isPresent(), "malformed");
+    assertFalse(FormTokens.matching(other, field).isPresent(), "another browser's");
+    assertFalse(FormTokens.matching(null, field).isPresent(), "no cookie");
+    assertFalse(FormTokens.matching(cookie, null).isPresent(), "no field");
+    assertFalse(FormTokens.matching(cookie, cookie).isPresent(), "the cookie alone");
+    assertFalse(FormTokens.matching(cookie, field + "x").isPresent(), "malformed");
   }
 
   @Test
