@@ -28,6 +28,7 @@ class HostedPagesIT extends GatewayTest {
     assertEquals(200, css.statusCode());
     assertTrue(css.headers().firstValue("Content-Type").orElse("").startsWith("text/css"));
     assertTrue(css.body().contains(".test-banner"));
+    assertEquals("nosniff", css.headers().firstValue("X-Content-Type-Options").orElse(""));
     HttpResponse<String> js = get("/assets/checkout.js");
     assertEquals(200, js.statusCode());
     assertTrue(js.body().contains("/status") || js.body().contains("data-status-url"));
