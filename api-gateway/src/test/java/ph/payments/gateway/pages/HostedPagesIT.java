@@ -4,11 +4,17 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
+import io.micronaut.web.router.Router;
+import io.micronaut.web.router.UriRouteInfo;
+import jakarta.inject.Inject;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
+import ph.payments.gateway.edge.ClientAddressLimited;
 import ph.payments.gateway.support.GatewayTest;
 
 /**
@@ -21,6 +27,8 @@ import ph.payments.gateway.support.GatewayTest;
 class HostedPagesIT extends GatewayTest {
 
   private static final HttpClient HTTP = HttpClient.newHttpClient();
+
+  @Inject Router router;
 
   @Test
   void theStylesheetAndTheScriptAreServed() throws Exception {
@@ -86,6 +94,34 @@ class HostedPagesIT extends GatewayTest {
       assertEquals(403, refused.statusCode(), path);
       assertTrue(refused.body().contains("data-code=\"invalid_token\""), path);
     }
+  }
+
+  @Test
+  void everyPublicPageRouteIsLimitedPerClientAddress() {
+    List<String> unlimited = new ArrayList<>();
+    List<String> pages = new ArrayList<>();
+    router
+        .uriRoutes()
+        .map(UriRouteInfo.class::cast)
+        .forEach(
+            route -> {
+              String path = route.getUriMatchTemplate().toPathString();
+              boolean customerFacing =
+                  path.startsWith("/checkout/")
+                      || path.startsWith("/receipts/")
+                      || path.startsWith("/l/")
+                      || path.startsWith("/qr/")
+                      || path.startsWith("/callbacks/");
+              if (!customerFacing) {
+                return;
+              }
+              pages.add(route.getHttpMethod() + " " + path);
+              if (!route.getAnnotationMetadata().hasAnnotation(ClientAddressLimited.class)) {
+                unlimited.add(route.getHttpMethod() + " " + path);
+              }
+            });
+    assertTrue(pages.size() >= 12, pages.toString());
+    assertEquals(List.of(), unlimited);
   }
 
   private HttpResponse<String> get(String path) throws Exception {
