@@ -21,7 +21,9 @@ class DomainIsPlainJavaTest {
             "ph.payments.payments.refunds.domain..",
             "ph.payments.payments.payouts.domain..",
             "ph.payments.payments.customers.domain..",
-            "ph.payments.payments.products.domain..")
+            "ph.payments.payments.products.domain..",
+            "ph.payments.payments.links.domain..",
+            "ph.payments.payments.staticqrs.domain..")
         .should()
         .dependOnClassesThat()
         .resideInAnyPackage("io.micronaut..", "jakarta..", "java.sql..", "java.net.http..")

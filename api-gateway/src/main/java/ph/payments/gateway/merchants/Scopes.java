@@ -33,8 +33,8 @@ public final class Scopes {
           "invoices:write",
           "payment_links:read",
           "payment_links:write",
-          "static_qr:read",
-          "static_qr:write",
+          "static_qrs:read",
+          "static_qrs:write",
           "embed_tokens:write");
 
   public static boolean grants(Collection<String> held, String required) {

@@ -32,7 +32,8 @@ import ph.payments.platform.money.Money;
 /**
  * Payments (SPEC part 4): creation through the command path into payments-service, reads forwarded
  * to it, and the sandbox test helpers. Every body rule of SPEC parts 4 and 8 is checked here,
- * before anything is written.
+ * before anything is written. With {@code payment_link_id} (issue 16) {@code amount} and {@code
+ * method} become optional; the link's own rules are payments-service's.
  */
 @Controller("/v1")
 @ExecuteOn(TaskExecutors.BLOCKING)
@@ -45,6 +46,7 @@ public class PaymentsController {
       Set.of("pending", "processing", "succeeded", "failed", "expired", "refunded");
   static final Set<String> HELPER_ACTIONS = Set.of("process", "succeed", "fail", "expire");
   private static final Pattern CUSTOMER_ID = Pattern.compile("^cus_[0-9a-z]{1,60}$");
+  private static final Pattern PAYMENT_LINK_ID = Pattern.compile("^plk_[0-9a-z]{1,60}$");
 
   private final CommandEndpoint commands;
   private final ReadRouter reads;
@@ -68,9 +70,18 @@ public class PaymentsController {
                 "webhook_url",
                 "customer",
                 "customer_id",
+                "payment_link_id",
                 "metadata");
-    body.requiredAmount("amount", Money.MIN_AMOUNT, new BigDecimal("999999999999"));
-    body.requiredString("method", 1, 40);
+    // Through a payment link the link may fix the amount and the method: then they are optional
+    // here, and payments-service checks them against the link (docs/catalog.md).
+    if (body.has("payment_link_id")) {
+      body.optionalPattern("payment_link_id", PAYMENT_LINK_ID, "look like plk_…");
+      body.optionalAmount("amount", Money.MIN_AMOUNT, new BigDecimal("999999999999"));
+      body.optionalString("method", 1, 40);
+    } else {
+      body.requiredAmount("amount", Money.MIN_AMOUNT, new BigDecimal("999999999999"));
+      body.requiredString("method", 1, 40);
+    }
     body.currency("currency", "PHP");
     body.optionalString("description", 0, 1000);
     body.optionalUri("return_url");

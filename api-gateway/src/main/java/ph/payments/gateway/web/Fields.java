@@ -6,6 +6,8 @@ import io.micronaut.core.annotation.Nullable;
 import java.math.BigDecimal;
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeParseException;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -122,6 +124,23 @@ public final class Fields {
       return null;
     }
     return value;
+  }
+
+  /**
+   * An ISO-8601 date-time string with its offset or {@code Z} (e.g. {@code
+   * 2026-12-01T18:00:00+08:00}); a time without a zone is ambiguous and refused.
+   */
+  public @Nullable OffsetDateTime optionalDateTime(String name) {
+    String value = optionalString(name, 1, 64);
+    if (value == null) {
+      return null;
+    }
+    try {
+      return OffsetDateTime.parse(value);
+    } catch (DateTimeParseException e) {
+      issue(name, "must be an ISO-8601 date-time with an offset, e.g. 2026-12-01T18:00:00+08:00");
+      return null;
+    }
   }
 
   /** Three uppercase letters; {@code fallback} when absent. */

@@ -59,7 +59,15 @@ class PaymentValidationIT extends GatewayTest {
         "{\"amount\":10,\"method\":\"card\",\"metadata\":[1]}                 | metadata",
         "{\"amount\":10,\"method\":\"card\",\"metadata\":{\"a\":{\"b\":1}}}   | metadata",
         "{\"amount\":10,\"method\":\"card\",\"description\":5}               | description",
-        "{\"amount\":10,\"method\":\"card\",\"colour\":\"red\"}               | colour"
+        "{\"amount\":10,\"method\":\"card\",\"colour\":\"red\"}               | colour",
+        "{\"payment_link_id\":\"pay_01jd3k4m5n6p7q8r9s0t1v2w3x\"}              | payment_link_id",
+        "{\"payment_link_id\":\"plk_X\"}                              | payment_link_id",
+        "{\"payment_link_id\":7}                                      | payment_link_id",
+        "{\"payment_link_id\":null,\"method\":\"card\"}                 | amount",
+        "{\"payment_link_id\":\"plk_1\",\"amount\":0}                   | amount",
+        "{\"payment_link_id\":\"plk_1\",\"amount\":1.001}               | amount",
+        "{\"payment_link_id\":\"plk_1\",\"method\":\"\"}                | method",
+        "{\"payment_link_id\":\"plk_1\",\"currency\":\"php\"}           | currency"
       })
   void eachRuleNamesItsField(String body, String field) {
     Http.Response response = http().post("/v1/payments", key, body.strip());
@@ -79,7 +87,12 @@ class PaymentValidationIT extends GatewayTest {
             + "\"webhook_url\":\"http://localhost:9000/hook\",\"customer\":{\"email\":\"a@b.ph\","
             + "\"name\":\"Ana\"},\"customer_id\":\"cus_01jd3k4m5n6p7q8r9s0t1v2w3x\","
             + "\"metadata\":{\"order\":\"A-1\",\"qty\":2,\"gift\":true,\"note\":null},"
-            + "\"description\":\"Order A-1\"}"
+            + "\"description\":\"Order A-1\"}",
+        // Through a payment link, amount and method may be left to the link.
+        "{\"payment_link_id\":\"plk_01jd3k4m5n6p7q8r9s0t1v2w3x\"}",
+        "{\"payment_link_id\":\"plk_01jd3k4m5n6p7q8r9s0t1v2w3x\",\"amount\":0.01}",
+        "{\"payment_link_id\":\"plk_01jd3k4m5n6p7q8r9s0t1v2w3x\",\"method\":\"card\","
+            + "\"amount\":999999999999,\"currency\":\"PHP\"}"
       })
   void validBodiesAreAccepted(String body) {
     Http.Response response = http().post("/v1/payments", key, body);

@@ -26,6 +26,17 @@ public final class CommandTypes {
    */
   public static final String CHECKOUT_SANDBOX_ACTION = "checkout.sandbox_action";
 
+  /** Payment links (payments-service, issue 16): create and update. */
+  public static final String PAYMENT_LINKS_CREATE = "payment_links.create";
+
+  public static final String PAYMENT_LINKS_UPDATE = "payment_links.update";
+
+  /** Static QR codes (payments-service, issue 16): create, update and archive. */
+  public static final String STATIC_QRS_CREATE = "static_qrs.create";
+
+  public static final String STATIC_QRS_UPDATE = "static_qrs.update";
+  public static final String STATIC_QRS_ARCHIVE = "static_qrs.archive";
+
   /** Message type of a reply on {@link ph.payments.contracts.Topics#COMMAND_REPLIES}. */
   public static final String REPLY = "command.reply";
 

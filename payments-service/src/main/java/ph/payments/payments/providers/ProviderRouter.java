@@ -41,6 +41,19 @@ public class ProviderRouter {
   }
 
   /**
+   * Every method {@code environment} can route in {@code currency}, sorted: what a payment link's
+   * page offers when the link leaves the method to the customer.
+   */
+  public List<String> methods(String environment, String currency) {
+    return usable(environment).stream()
+        .filter(a -> a.currencies().contains(currency))
+        .flatMap(a -> a.methods().stream())
+        .distinct()
+        .sorted()
+        .toList();
+  }
+
+  /**
    * The adapter called {@code name} if {@code environment} may use it now: refunds go back through
    * the payment's provider, and a live refund must not reach a provider live mode no longer uses.
    */

@@ -12,7 +12,9 @@ import java.time.ZoneOffset;
 /** A clock the test moves; replaces the system clock only in the flow tests that move it. */
 @Singleton
 @Replaces(Clock.class)
-@Requires(property = "spec.name", pattern = "PaymentFlowIT|RefundFlowIT|PayoutFlowIT")
+@Requires(
+    property = "spec.name",
+    pattern = "PaymentFlowIT|RefundFlowIT|PayoutFlowIT|PaymentLinkFlowIT")
 public class MovableClock extends Clock {
 
   private volatile Instant now = Instant.now();

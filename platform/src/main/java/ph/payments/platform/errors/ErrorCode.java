@@ -32,8 +32,10 @@ public enum ErrorCode {
   MERCHANT_INACTIVE(403),
   MERCHANT_NOT_LIVE(403),
   IP_NOT_ALLOWED(403),
-  LINK_INACTIVE(400),
-  LINK_EXPIRED(400),
+  /** The payment link is inactive, or its static QR is archived (docs/decisions.md). */
+  LINK_INACTIVE(409),
+  /** The payment link's {@code expires_at} has passed: gone for good (docs/decisions.md). */
+  LINK_EXPIRED(410),
   AMOUNT_REQUIRED(400),
   METHOD_REQUIRED(400),
   SHIPMENT_NOT_FOUND(404),

@@ -29,6 +29,14 @@ class ErrorCodeTest {
   }
 
   @Test
+  void linkErrorsHaveTheStatusesDecidedInIssueSixteen() {
+    assertEquals(409, ErrorCode.LINK_INACTIVE.httpStatus());
+    assertEquals(410, ErrorCode.LINK_EXPIRED.httpStatus());
+    assertEquals(400, ErrorCode.AMOUNT_REQUIRED.httpStatus());
+    assertEquals(400, ErrorCode.METHOD_REQUIRED.httpStatus());
+  }
+
+  @Test
   void everyCodeOfTheEnumerationExists() {
     Set<String> spec =
         Set.of(

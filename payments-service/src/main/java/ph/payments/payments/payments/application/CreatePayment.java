@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.micronaut.context.annotation.Value;
 import jakarta.inject.Singleton;
+import java.math.BigDecimal;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Clock;
@@ -13,6 +14,8 @@ import java.util.Optional;
 import ph.payments.contracts.commands.Command;
 import ph.payments.contracts.commands.CommandReply;
 import ph.payments.payments.customers.application.MerchantCustomers;
+import ph.payments.payments.links.application.PaymentLinks;
+import ph.payments.payments.links.domain.PaymentLink;
 import ph.payments.payments.payments.domain.CheckoutTokens;
 import ph.payments.payments.payments.domain.Customer;
 import ph.payments.payments.payments.domain.Payment;
@@ -30,6 +33,14 @@ import ph.payments.platform.money.Money;
  * {@code pending}, with its fee and checkout window. No event is emitted at creation (SPEC part 3).
  * The body was validated by the gateway; the gateway also adds {@code idempotency_key} and {@code
  * merchant_name}.
+ *
+ * <p>With {@code payment_link_id} the payment is made through that link of the merchant's
+ * environment (404 {@code not_found} otherwise), which must take it ({@link PaymentLink#charge}:
+ * {@code link_inactive}, {@code link_expired}, {@code amount_required}, {@code method_required}, or
+ * {@code invalid_request} for a value that differs from the link's fixed one). The payment takes
+ * the link's fixed amount, method and currency, its {@code customer_id}, its description and its
+ * {@code success_url} as {@code return_url} when the body has none. Nothing on the link changes
+ * here: its use is counted when the payment succeeds ({@link PaymentMoves}).
  */
 @Singleton
 public class CreatePayment implements CommandHandler {
@@ -43,6 +54,7 @@ public class CreatePayment implements CommandHandler {
   private final Clock clock;
   private final Duration expiry;
   private final MerchantCustomers customers;
+  private final PaymentLinks links;
 
   public CreatePayment(
       ProviderRouter router,
@@ -51,7 +63,8 @@ public class CreatePayment implements CommandHandler {
       PaymentMoves moves,
       Clock clock,
       @Value("${payments.expiry:30m}") Duration expiry,
-      MerchantCustomers customers) {
+      MerchantCustomers customers,
+      PaymentLinks links) {
     this.router = router;
     this.payments = payments;
     this.fees = fees;
@@ -59,6 +72,7 @@ public class CreatePayment implements CommandHandler {
     this.clock = clock;
     this.expiry = expiry;
     this.customers = customers;
+    this.links = links;
   }
 
   @Override
@@ -69,9 +83,42 @@ public class CreatePayment implements CommandHandler {
   @Override
   public CommandReply handle(Connection connection, Command command) throws SQLException {
     JsonNode body = command.body();
-    String method = body.get("method").asText();
-    String currency = text(body, "currency").orElse("PHP");
-    Money amount = Money.of(body.get("amount").decimalValue(), currency);
+    String linkId = text(body, "payment_link_id").orElse(null);
+    PaymentLink link = null;
+    String method;
+    String currency;
+    BigDecimal amountValue;
+    if (linkId == null) {
+      method = body.get("method").asText();
+      currency = text(body, "currency").orElse("PHP");
+      amountValue = body.get("amount").decimalValue();
+    } else {
+      Optional<PaymentLinks.ForPayment> found =
+          links.forPayment(connection, linkId, command.merchantId(), command.environment());
+      if (found.isEmpty()) {
+        return CommandReplies.rejected(
+            command, ErrorCode.NOT_FOUND, "No such payment link: " + linkId + ".");
+      }
+      link = found.get().link();
+      PaymentLink.Charge charge =
+          link.charge(
+              new PaymentLink.Ask(
+                  body.hasNonNull("amount") ? body.get("amount").decimalValue() : null,
+                  text(body, "method").orElse(null),
+                  text(body, "currency").orElse(null)),
+              found.get().staticQrArchived(),
+              clock.instant());
+      if (charge instanceof PaymentLink.Refused refused) {
+        return refused.code() == ErrorCode.INVALID_REQUEST
+            ? CommandReplies.invalid(command, refused.issues())
+            : CommandReplies.rejected(command, refused.code(), refused.message());
+      }
+      PaymentLink.Accepted accepted = (PaymentLink.Accepted) charge;
+      method = accepted.method();
+      currency = accepted.currency();
+      amountValue = accepted.amount();
+    }
+    Money amount = Money.of(amountValue, currency);
     Optional<ProviderAdapter> provider = router.route(command.environment(), method, currency);
     if (provider.isEmpty()) {
       return CommandReplies.rejected(
@@ -87,6 +134,15 @@ public class CreatePayment implements CommandHandler {
               "amount", "must be at most " + max.toPlainString() + " for method " + method));
     }
     String customerId = text(body, "customer_id").orElse(null);
+    if (link != null && link.customerId() != null) {
+      if (customerId != null && !customerId.equals(link.customerId())) {
+        return CommandReplies.invalid(
+            command,
+            java.util.Map.of(
+                "customer_id", "must be " + link.customerId() + ", the payment link's customer"));
+      }
+      customerId = link.customerId();
+    }
     Customer customer = customer(body.get("customer"));
     if (customerId != null) {
       Optional<ph.payments.payments.customers.domain.Customer> named =
@@ -100,6 +156,8 @@ public class CreatePayment implements CommandHandler {
         customer = new Customer(named.get().email(), named.get().name());
       }
     }
+    String description = text(body, "description").orElse(link == null ? null : link.description());
+    String returnUrl = text(body, "return_url").orElse(link == null ? null : link.successUrl());
     Instant now = clock.instant();
     Instant expiresAt = now.plus(expiry);
     ProviderAdapter.Registered registered =
@@ -114,8 +172,8 @@ public class CreatePayment implements CommandHandler {
                     command.environment(),
                     method,
                     amount,
-                    text(body, "description").orElse(null),
-                    text(body, "return_url").orElse(null),
+                    description,
+                    returnUrl,
                     expiresAt,
                     CheckoutTokens.generate()));
     Payment payment =
@@ -129,15 +187,15 @@ public class CreatePayment implements CommandHandler {
             provider.get().name(),
             registered.providerRef(),
             registered.checkout(),
-            text(body, "return_url").orElse(null),
+            returnUrl,
             text(body, "webhook_url").orElse(null),
-            text(body, "description").orElse(null),
+            description,
             customer,
             body.hasNonNull("metadata")
                 ? (ObjectNode) body.get("metadata")
                 : ph.payments.platform.json.Json.mapper().createObjectNode(),
             customerId,
-            null,
+            linkId,
             fees.scheduleFor(connection, command.merchantId(), method).feeFor(amount),
             null,
             Money.zero(currency),

@@ -8,7 +8,9 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.function.BiFunction;
 import ph.payments.payments.events.EventLog;
+import ph.payments.payments.links.application.PaymentLinks;
 import ph.payments.payments.payments.domain.Payment;
+import ph.payments.payments.payments.domain.PaymentStatus;
 import ph.payments.payments.payments.persistence.JdbcPayments;
 import ph.payments.payments.payments.web.PaymentJson;
 
@@ -16,21 +18,31 @@ import ph.payments.payments.payments.web.PaymentJson;
  * Applies a move to a payment and writes its event, in the caller's transaction: the new state, the
  * event row and the event's outbox row commit together or not at all. A move without an event type
  * (a refund's effect on its payment) writes the state only.
+ *
+ * <p>The move to {@code succeeded} of a payment made through a payment link also counts the use on
+ * the link ({@code usage_count} + 1, {@code last_used_at}), in the same transaction. A payment
+ * reaches {@code succeeded} at most once (the transition table has no way back to it, and the state
+ * write is conditional on the locked status), so a redelivered capture or command counts nothing
+ * twice. A partial refund moves a succeeded payment to {@code succeeded} again: that is no use,
+ * hence the check of the status the payment had.
  */
 @Singleton
 public class PaymentMoves {
 
   private final JdbcPayments payments;
+  private final PaymentLinks links;
   private final EventLog events;
   private final Clock clock;
   private final String publicBaseUrl;
 
   public PaymentMoves(
       JdbcPayments payments,
+      PaymentLinks links,
       EventLog events,
       Clock clock,
       @Value("${payments.public-base-url}") String publicBaseUrl) {
     this.payments = payments;
+    this.links = links;
     this.events = events;
     this.clock = clock;
     this.publicBaseUrl = publicBaseUrl;
@@ -48,6 +60,12 @@ public class PaymentMoves {
     if (outcome instanceof Payment.Moved moved) {
       if (!payments.updateState(connection, moved.payment(), locked.status())) {
         throw new IllegalStateException("payment " + locked.id() + " changed under its lock");
+      }
+      Payment next = moved.payment();
+      if (next.status() == PaymentStatus.SUCCEEDED
+          && locked.status() != PaymentStatus.SUCCEEDED
+          && next.paymentLinkId() != null) {
+        links.recordUse(connection, next.paymentLinkId(), next.succeededAt());
       }
       if (moved.eventType() == null) {
         return outcome; // announced by another resource's event (a refund's)

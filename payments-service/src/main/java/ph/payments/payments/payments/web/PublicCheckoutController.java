@@ -9,6 +9,7 @@ import io.micronaut.scheduling.TaskExecutors;
 import io.micronaut.scheduling.annotation.ExecuteOn;
 import java.time.Instant;
 import java.util.List;
+import ph.payments.payments.links.application.PaymentLinks;
 import ph.payments.payments.payments.domain.CheckoutTokens;
 import ph.payments.payments.payments.domain.Payment;
 import ph.payments.payments.payments.persistence.JdbcPayments;
@@ -46,6 +47,7 @@ public class PublicCheckoutController {
   private final JdbcPayments payments;
   private final JdbcRefunds refunds;
   private final SandboxProviders sandbox;
+  private final PaymentLinks links;
   private final String publicBaseUrl;
 
   public PublicCheckoutController(
@@ -53,11 +55,13 @@ public class PublicCheckoutController {
       JdbcPayments payments,
       JdbcRefunds refunds,
       SandboxProviders sandbox,
+      PaymentLinks links,
       @Value("${payments.public-base-url}") String publicBaseUrl) {
     this.transactions = transactions;
     this.payments = payments;
     this.refunds = refunds;
     this.sandbox = sandbox;
+    this.links = links;
     this.publicBaseUrl = publicBaseUrl;
   }
 
@@ -94,6 +98,8 @@ public class PublicCheckoutController {
             transfer = provider.transferInstructions(payment.providerRef());
           }
           ObjectNode json = json(payment, succeeded, nextAction);
+          // Where a customer who abandons a link's payment goes: the link's cancel_url.
+          json.put("cancel_url", links.cancelUrlOf(c, payment.paymentLinkId()).orElse(null));
           if (transfer == null) {
             json.putNull("transfer");
           } else {
@@ -120,7 +126,6 @@ public class PublicCheckoutController {
     json.put("qr_code", payment.checkout().qrCode());
     json.put("app_link", payment.checkout().appLink());
     json.put("return_url", payment.returnUrl());
-    // The link's cancel_url when the payment came from a payment link; the links feature fills it.
     json.putNull("cancel_url");
     json.put("expires_at", seconds(payment.expiresAt()));
     json.put("created", seconds(payment.createdAt()));
