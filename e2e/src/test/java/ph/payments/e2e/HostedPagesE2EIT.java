@@ -305,6 +305,132 @@ class HostedPagesE2EIT {
     assertFalse(history.body().contains("ana@example.com"));
   }
 
+  @Test
+  void aLinkPageTakesAnAmountAndAMethodAndLeadsToTheCheckoutThenTheReceipt() {
+    Merchant.Reply link =
+        shop.post(
+            "/v1/payment_links",
+            "{\"description\":\"Pasalubong <b>box</b>\",\"cancel_url\":\"https://shop.example/cart\","
+                + "\"success_url\":\"https://shop.example/thanks\"}");
+    assertEquals(201, link.status(), link.raw().body());
+    String page = path(link.json().get("url").asText());
+    Browser browser = new Browser();
+    Page form = browser.get(page);
+    assertEquals(200, form.status(), form.body());
+    assertEquals("Kapehan ni Juan", form.text("merchant"));
+    assertEquals("Pasalubong &lt;b&gt;box&lt;/b&gt;", form.text("description"));
+    assertTrue(form.body().contains("name=\"amount\""));
+    assertTrue(form.body().contains("value=\"rail1_qr\""));
+    assertFalse(form.body().contains(link.json().get("id").asText()), "no link id on the page");
+
+    Page missing = browser.post(form, "link-form", Map.of("method", "rail1_qr"));
+    assertEquals(400, missing.status());
+    assertTrue(missing.body().contains("data-code=\"amount_required\""));
+    Page noMethod = browser.post(form, "link-form", Map.of("amount", "250"));
+    assertEquals(400, noMethod.status());
+    assertTrue(noMethod.body().contains("data-code=\"method_required\""));
+
+    Page form2 = browser.get(page);
+    Map<String, String> fields = Map.of("amount", "1,250.50", "method", "rail1_qr");
+    Page created = browser.post(form2, "link-form", fields);
+    assertEquals(303, created.status(), created.body());
+    String checkout = created.header("Location");
+    assertTrue(checkout.matches("/checkout/ct_[A-Za-z0-9_-]{32}"), checkout);
+    assertEquals(checkout, browser.post(form2, "link-form", fields).header("Location"), "once");
+
+    Page pay = browser.get(checkout);
+    assertEquals("₱1,250.50", pay.text("amount"));
+    assertTrue(pay.body().contains("id=\"cancel\" href=\"https://shop.example/cart\""), pay.body());
+    assertEquals(303, browser.post(pay, "sandbox", Map.of("action", "pay")).status());
+    String token = checkout.substring("/checkout/".length());
+    Page receipt = browser.get("/receipts/" + token);
+    assertEquals("₱1,250.50", receipt.text("receipt-amount"));
+    assertTrue(
+        receipt
+            .body()
+            .contains(
+                "id=\"return\" class=\"button button-primary\" href=\"https://shop.example/thanks\""),
+        receipt.body());
+    JsonNode after = shop.get("/v1/payment_links/" + link.json().get("id").asText()).json();
+    assertEquals(1, after.get("usage_count").asInt());
+    assertEquals(
+        1,
+        shop.listAll("/v1/payments").stream()
+            .filter(p -> link.json().get("id").asText().equals(p.path("payment_link_id").asText()))
+            .count());
+  }
+
+  @Test
+  void closedLinksAndArchivedStaticQrsSayWhyAndThePrintViewShowsTheQr() throws Exception {
+    String soon =
+        java.time.OffsetDateTime.ofInstant(
+                java.time.Instant.now().plusSeconds(2), java.time.ZoneOffset.ofHours(8))
+            .toString();
+    Merchant.Reply expiring =
+        shop.post(
+            "/v1/payment_links",
+            "{\"description\":\"Flash\",\"amount\":5,\"expires_at\":\"" + soon + "\"}");
+    assertEquals(201, expiring.status(), expiring.raw().body());
+
+    Merchant.Reply fixed =
+        shop.post(
+            "/v1/payment_links",
+            "{\"description\":\"Halo-halo\",\"amount\":150,\"method\":\"card\"}");
+    String fixedPage = path(fixed.json().get("url").asText());
+    Page shown = new Browser().get(fixedPage);
+    assertEquals("₱150.00", shown.text("amount"));
+    assertFalse(shown.body().contains("name=\"amount\""));
+    assertTrue(shown.body().contains("type=\"hidden\" name=\"method\" value=\"card\""));
+    Browser browser = new Browser();
+    Page open = browser.get(fixedPage);
+    assertEquals(
+        200,
+        shop.patch(
+                "/v1/payment_links/" + fixed.json().get("id").asText(), "{\"status\":\"inactive\"}")
+            .status());
+    Page inactive = new Browser().get(fixedPage);
+    assertEquals(409, inactive.status());
+    assertTrue(inactive.body().contains("data-code=\"link_inactive\""));
+    Page lateForm = browser.post(open, "link-form", Map.of());
+    assertEquals(409, lateForm.status(), "a form opened before is refused too");
+
+    Merchant.Reply qr =
+        shop.post(
+            "/v1/static_qrs",
+            "{\"name\":\"Counter 1\",\"location\":\"Ground floor\",\"default_method\":\"rail1_qr\"}");
+    assertEquals(201, qr.status(), qr.raw().body());
+    String qrPage = path(qr.json().get("url").asText());
+    Page counter = new Browser().get(qrPage);
+    assertTrue(
+        Pattern.compile("value=\"rail1_qr\"[^>]*checked").matcher(counter.body()).find(),
+        "the default method is preselected");
+    Page print = new Browser().get(qrPage + "/print");
+    assertEquals(200, print.status());
+    assertEquals("Counter 1", print.text("qr-name"));
+    assertEquals("Ground floor", print.text("qr-location"));
+    Page svg = new Browser().get(path(qr.json().get("qr_svg_url").asText()));
+    assertEquals(200, svg.status());
+    assertTrue(svg.header("Content-Type").startsWith("image/svg+xml"));
+    assertEquals(
+        200, shop.post("/v1/static_qrs/" + qr.json().get("id").asText() + "/archive", "").status());
+    Page archived = new Browser().get(qrPage);
+    assertEquals(409, archived.status());
+    assertTrue(archived.body().contains("data-code=\"link_inactive\""));
+    assertTrue(archived.body().contains("no longer in use"));
+
+    assertEquals(404, new Browser().get("/l/AAAAAAAAAAAAAAAA").status());
+
+    Thread.sleep(
+        Math.max(
+            0,
+            java.time.OffsetDateTime.parse(soon).toInstant().toEpochMilli()
+                - System.currentTimeMillis()
+                + 1_200));
+    Page expired = new Browser().get(path(expiring.json().get("url").asText()));
+    assertEquals(410, expired.status());
+    assertTrue(expired.body().contains("data-code=\"link_expired\""));
+  }
+
   private static Map<String, String> card(String number) {
     return Map.of("card_number", number, "expiry", "12/39", "cvc", "123", "name", "Juan Dela Cruz");
   }
