@@ -44,6 +44,9 @@ class HostedPagesE2EIT {
             Map.of(
                 "LIVE_CONNECTORS",
                 "simulated",
+                // Every form here comes from 127.0.0.1; the per-address limit has its own tests.
+                "PAGE_FORM_RATE_LIMIT_PER_MINUTE",
+                "1000",
                 "DATABASE_POOL_SIZE",
                 System.getenv().getOrDefault("DATABASE_POOL_SIZE", "5")));
     Merchant operator = new Merchant(system.gatewayUrl(), system.adminToken);
