@@ -22,14 +22,14 @@ import ph.payments.platform.errors.ApiException;
 import ph.payments.platform.json.Json;
 
 /**
- * The customer-facing side of a payment, without an API key: the checkout page ({@code
- * checkout_url}), the QR image ({@code qr_code_url}, PNG and SVG) and the public endpoint where
- * providers report ({@code /callbacks/providers/{name}}, verified by payments-service). The
- * checkout page is deliberately simple for now; the full hosted checkout comes later.
+ * The customer-facing side of a payment without an API key, besides the hosted pages ({@link
+ * ph.payments.gateway.pages.CheckoutPages}): the QR image ({@code qr_code_url}, PNG and SVG) and
+ * the public endpoint where providers report ({@code /callbacks/providers/{name}}, verified by
+ * payments-service).
  *
- * <p>Pages and images are addressed by the payment's checkout token (192 random bits, {@code
- * ct_…}), resolved by payments-service; a payment id in their place is 404, so one link does not
- * lead to the time-ordered neighbours of its payment.
+ * <p>Images are addressed by the payment's checkout token (192 random bits, {@code ct_…}), resolved
+ * by payments-service; a payment id in their place is 404, so one link does not lead to the
+ * time-ordered neighbours of its payment.
  */
 @Controller
 @ExecuteOn(TaskExecutors.BLOCKING)
@@ -55,51 +55,6 @@ public class CheckoutController {
   public HttpResponse<String> svg(String token) {
     return HttpResponse.ok(QrImages.svg(qrPayload(token)))
         .contentType(MediaType.of("image/svg+xml"));
-  }
-
-  @ClientAddressLimited(ClientAddressLimits.Kind.CHECKOUT)
-  @Get(uri = "/checkout/{token}", produces = MediaType.TEXT_HTML)
-  public HttpResponse<String> page(String token) {
-    JsonNode payment = publicView(token);
-    String qr =
-        payment.path("qr_code").isTextual()
-            ? "<img alt=\"QR code to pay\" width=\"280\" height=\"280\" src=\"/qr/"
-                + escape(token)
-                + ".svg\">"
-            : "";
-    String app =
-        payment.path("app_link").isTextual()
-            ? "<p><a href=\""
-                + escape(payment.get("app_link").asText())
-                + "\">Open your wallet app</a></p>"
-            : "";
-    String test =
-        "test".equals(payment.path("environment").asText())
-            ? "<p class=\"test\">TEST MODE: no real money moves.</p>"
-            : "";
-    String html =
-        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
-            + "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-            + "<title>Pay "
-            + escape(amount(payment))
-            + "</title></head><body>"
-            + test
-            + "<h1>"
-            + escape(amount(payment))
-            + "</h1>"
-            + "<p>"
-            + escape(payment.path("description").asText(""))
-            + "</p>"
-            + "<p>Status: <strong id=\"status\">"
-            + escape(payment.path("status").asText())
-            + "</strong></p>"
-            + qr
-            + app
-            + "</body></html>";
-    return HttpResponse.ok(html)
-        .contentType(MediaType.TEXT_HTML_TYPE)
-        .header("Content-Security-Policy", "default-src 'self'; style-src 'unsafe-inline'")
-        .header("X-Content-Type-Options", "nosniff");
   }
 
   /** Providers call this public URL; the body and signature reach payments-service untouched. */
@@ -138,26 +93,5 @@ public class CheckoutController {
       throw ApiException.notFound("checkout");
     }
     return Json.tree(answer.body());
-  }
-
-  private static String amount(JsonNode payment) {
-    return payment.path("currency").asText()
-        + " "
-        + payment.path("amount").decimalValue().toPlainString();
-  }
-
-  private static String escape(String text) {
-    StringBuilder out = new StringBuilder(text.length());
-    for (char c : text.toCharArray()) {
-      switch (c) {
-        case '<' -> out.append("&lt;");
-        case '>' -> out.append("&gt;");
-        case '&' -> out.append("&amp;");
-        case '"' -> out.append("&quot;");
-        case '\'' -> out.append("&#39;");
-        default -> out.append(c);
-      }
-    }
-    return out.toString();
   }
 }

@@ -12,17 +12,22 @@ import java.util.Map;
 
 /**
  * Token buckets per client address for what has no API key to count against (Bucket4j, in memory on
- * each gateway instance): checkout pages and QR images, provider callbacks, and requests whose API
- * key was refused (so guessing keys is throttled per address). Buckets of addresses not seen for a
- * while are dropped, and their number is bounded.
+ * each gateway instance): hosted pages and QR images, their forms, provider callbacks, and requests
+ * whose API key was refused (so guessing keys is throttled per address). Buckets of addresses not
+ * seen for a while are dropped, and their number is bounded.
  */
 @Singleton
 public class ClientAddressLimits {
 
   /** What is counted. */
   public enum Kind {
-    /** Checkout pages, their actions and QR images. */
+    /** Hosted pages (checkout, receipts, links, print views), their status polls and QR images. */
     CHECKOUT,
+    /**
+     * The hosted pages' form POSTs, each of which sends a command (a link's payment creation, a
+     * sandbox action): fewer per minute than page views.
+     */
+    PAGE_FORM,
     /** Provider callbacks. */
     CALLBACK,
     /** {@code /v1} requests answered 401 (missing, unknown or invalid API key). */
@@ -37,9 +42,11 @@ public class ClientAddressLimits {
 
   public ClientAddressLimits(
       @Value("${gateway.edge.checkout-per-minute:120}") int checkout,
+      @Value("${gateway.edge.page-forms-per-minute:30}") int pageForms,
       @Value("${gateway.edge.callbacks-per-minute:600}") int callbacks,
       @Value("${gateway.edge.failed-authentication-per-minute:20}") int failedAuthentication) {
     perMinute.put(Kind.CHECKOUT, checkout);
+    perMinute.put(Kind.PAGE_FORM, pageForms);
     perMinute.put(Kind.CALLBACK, callbacks);
     perMinute.put(Kind.FAILED_AUTHENTICATION, failedAuthentication);
     for (Kind kind : Kind.values()) {

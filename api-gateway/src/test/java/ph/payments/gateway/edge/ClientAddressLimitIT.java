@@ -11,9 +11,10 @@ import ph.payments.gateway.support.Http;
 import ph.payments.gateway.support.Operator;
 
 /**
- * The unauthenticated surface is limited per client address: checkout pages and QR images, provider
- * callbacks, and requests with a refused API key (key guessing). The gateway trusts {@code
- * X-Forwarded-For} from 127.0.0.1 here, so each forwarded address is a client of its own.
+ * The unauthenticated surface is limited per client address: hosted pages and QR images, the pages'
+ * forms (a limit of their own), provider callbacks, and requests with a refused API key (key
+ * guessing). The gateway trusts {@code X-Forwarded-For} from 127.0.0.1 here, so each forwarded
+ * address is a client of its own.
  */
 @MicronautTest
 class ClientAddressLimitIT extends GatewayTest {
@@ -23,6 +24,7 @@ class ClientAddressLimitIT extends GatewayTest {
     return Map.of(
         "gateway.edge.checkout-per-minute", "3",
         "gateway.edge.callbacks-per-minute", "2",
+        "gateway.edge.page-forms-per-minute", "2",
         "gateway.edge.failed-authentication-per-minute", "3",
         "gateway.edge.trusted-proxies", "127.0.0.0/8");
   }
@@ -38,6 +40,30 @@ class ClientAddressLimitIT extends GatewayTest {
 
     // Another address has its own bucket.
     assertEquals(404, from("203.0.113.11").get("/qr/ct_nosuchtoken.png", null).status());
+  }
+
+  @Test
+  void pageFormsHaveALimitOfTheirOwn() throws Exception {
+    String client = "203.0.113.20";
+    for (int i = 0; i < 2; i++) {
+      assertEquals(403, pageForm(client).statusCode(), "no CSRF token, but counted");
+    }
+    java.net.http.HttpResponse<String> limited = pageForm(client);
+    assertEquals(429, limited.statusCode(), limited.body());
+    // Page views are counted apart.
+    assertEquals(404, from(client).get("/checkout/ct_nosuchtoken", null).status());
+  }
+
+  private java.net.http.HttpResponse<String> pageForm(String address) throws Exception {
+    return java.net.http.HttpClient.newHttpClient()
+        .send(
+            java.net.http.HttpRequest.newBuilder(
+                    java.net.URI.create(server.getURL() + "/l/abcdefghijklmnop"))
+                .header("Content-Type", "application/x-www-form-urlencoded")
+                .header("X-Forwarded-For", "10.9.8.7, " + address)
+                .POST(java.net.http.HttpRequest.BodyPublishers.ofString("amount=1&method=card"))
+                .build(),
+            java.net.http.HttpResponse.BodyHandlers.ofString());
   }
 
   @Test

@@ -18,6 +18,14 @@ public final class CommandTypes {
   public static final String PRODUCTS_UPDATE = "products.update";
   public static final String PRODUCTS_ADJUST_STOCK = "products.adjust_stock";
 
+  /**
+   * The hosted checkout page's sandbox buttons and sandbox card form (payments-service, issue 16):
+   * what the customer did, told to the sandbox provider, whose signed callbacks then move the
+   * payment. Test mode only; the merchant and environment come from the payment's public checkout
+   * read, never from the form.
+   */
+  public static final String CHECKOUT_SANDBOX_ACTION = "checkout.sandbox_action";
+
   /** Payment links (payments-service, issue 16): create and update. */
   public static final String PAYMENT_LINKS_CREATE = "payment_links.create";
 

@@ -149,8 +149,10 @@ class CustomerFlowIT implements TestPropertyProvider {
     assertEquals(200, tokens.size());
 
     String id = customer.get("id").asText();
-    String paid =
-        payment(merchant, "test", "{\"customer_id\":\"" + id + "\",\"description\":\"Kape\"}");
+    JsonNode paidPayment =
+        paymentJson(merchant, "test", "{\"customer_id\":\"" + id + "\",\"description\":\"Kape\"}");
+    String paid = paidPayment.get("id").asText();
+    String checkoutUrl = paidPayment.get("checkout_url").asText();
     succeed(merchant, paid);
     payment(merchant, "test", "{\"customer_id\":\"" + id + "\"}"); // pending: no receipt yet
     succeed(
@@ -164,7 +166,10 @@ class CustomerFlowIT implements TestPropertyProvider {
     JsonNode receipt = history.get("receipts").get(0);
     assertEquals("succeeded", receipt.get("status").asText());
     assertEquals("Kape", receipt.get("description").asText());
-    assertEquals(BASE + "/receipts/" + paid, receipt.get("receipt_url").asText());
+    // The receipt page carries the checkout token, never the time-ordered payment id.
+    assertEquals(
+        BASE + "/receipts/" + checkoutUrl.substring(checkoutUrl.lastIndexOf('/') + 1),
+        receipt.get("receipt_url").asText());
     assertFalse(history.has("email"), "no contact details on a public page");
     assertFalse(receipt.has("metadata"));
 

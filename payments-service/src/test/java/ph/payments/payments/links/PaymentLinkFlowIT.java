@@ -344,6 +344,7 @@ class PaymentLinkFlowIT implements TestPropertyProvider {
     json.fieldNames().forEachRemaining(fields::add);
     assertEquals(
         List.of(
+            "id",
             "merchant_id",
             "environment",
             "slug",
@@ -378,7 +379,8 @@ class PaymentLinkFlowIT implements TestPropertyProvider {
     assertFalse(json.get("expired").asBoolean());
     assertEquals("https://s.example/back", json.get("cancel_url").asText());
     assertTrue(json.get("static_qr").isNull());
-    assertFalse(response.body().contains(open.get("id").asText()), "no link id");
+    // The link id is for the gateway, whose link page sends it as the payment's payment_link_id.
+    assertEquals(open.get("id").asText(), json.get("id").asText());
     assertFalse(response.body().contains("secret"), "no metadata");
 
     JsonNode fixed =
@@ -570,6 +572,42 @@ class PaymentLinkFlowIT implements TestPropertyProvider {
     assertEquals("rail1_qr", entered.get("method").asText());
     assertTrue(entered.get("customer_id").isNull());
     assertTrue(entered.get("return_url").isNull());
+  }
+
+  @Test
+  void aLinkPaymentsPublicCheckoutReadCarriesTheLinksCancelUrl() {
+    String merchant = IdType.MERCHANT.generate();
+    String id =
+        created(
+                merchant,
+                "{\"description\":\"Cart\",\"amount\":10,\"cancel_url\":\"https://s.example/cart\"}")
+            .get("id")
+            .asText();
+    JsonNode payment =
+        pay(merchant, "test", "{\"payment_link_id\":\"" + id + "\",\"method\":\"card\"}").body();
+    String url = payment.get("checkout_url").asText();
+    HttpResponse<String> view =
+        service()
+            .get(
+                "/internal/public/checkouts/" + url.substring(url.lastIndexOf('/') + 1),
+                null,
+                null);
+    assertEquals(200, view.statusCode(), view.body());
+    assertEquals("https://s.example/cart", Json.tree(view.body()).get("cancel_url").asText());
+
+    JsonNode plain = pay(merchant, "test", "{\"amount\":10,\"method\":\"card\"}").body();
+    String plainUrl = plain.get("checkout_url").asText();
+    assertTrue(
+        Json.tree(
+                service()
+                    .get(
+                        "/internal/public/checkouts/"
+                            + plainUrl.substring(plainUrl.lastIndexOf('/') + 1),
+                        null,
+                        null)
+                    .body())
+            .get("cancel_url")
+            .isNull());
   }
 
   @Test

@@ -52,6 +52,7 @@ class PaymentFlowIT implements TestPropertyProvider {
   private static final String CALLBACK_SECRET = "sandbox-secret-for-payment-flow-it";
   private static final String MERCHANT = "mer_" + "0".repeat(25) + "7";
   private static final HttpClient HTTP = HttpClient.newHttpClient();
+  private static final String BASE_URL = "https://pay.example.test";
 
   @Inject CommandDispatcher dispatcher;
   @Inject Transactions transactions;
@@ -73,6 +74,7 @@ class PaymentFlowIT implements TestPropertyProvider {
     properties.put("internal.token", TOKEN);
     properties.put("payments.sandbox.callback-secret", CALLBACK_SECRET);
     properties.put("payments.expiry-sweep", "1h"); // the test runs the job itself
+    properties.put("payments.public-base-url", BASE_URL);
     return properties;
   }
 
@@ -314,6 +316,171 @@ class PaymentFlowIT implements TestPropertyProvider {
     assertEquals(404, internal("/internal/public/payments/" + id, null, null).statusCode());
     String nearMiss = token.substring(0, token.length() - 1) + (token.endsWith("A") ? "B" : "A");
     assertEquals(404, internal("/internal/public/checkouts/" + nearMiss, null, null).statusCode());
+  }
+
+  @Test
+  void theCheckoutPagesSandboxCardFormDrivesTheProviderThroughItsCallbacks() throws Exception {
+    String paid = create("test", "{\"amount\":1500,\"method\":\"card\"}").body().get("id").asText();
+    JsonNode succeeded = sandboxAction(paid, "test", card("succeeds", "4242")).body();
+    assertEquals("succeeded", succeeded.get("status").asText());
+    assertEquals(List.of("payment.processing", "payment.succeeded"), timeline(paid));
+    String token = tokenOf(succeeded.get("checkout_url").asText());
+    assertEquals(BASE_URL + "/receipts/" + token, succeeded.get("receipt_url").asText());
+
+    String declined =
+        create("test", "{\"amount\":10,\"method\":\"card\"}").body().get("id").asText();
+    JsonNode failed = sandboxAction(declined, "test", card("card_declined", "0002")).body();
+    assertEquals("failed", failed.get("status").asText());
+    assertEquals("card_declined", failed.get("failure").get("code").asText());
+    assertEquals(
+        "The card ending 0002 was declined by its bank.",
+        failed.get("failure").get("message").asText());
+    assertTrue(failed.get("receipt_url").isNull());
+
+    String poor = create("test", "{\"amount\":10,\"method\":\"card\"}").body().get("id").asText();
+    assertEquals(
+        "insufficient_funds",
+        sandboxAction(poor, "test", card("insufficient_funds", "9995"))
+            .body()
+            .get("failure")
+            .get("code")
+            .asText());
+  }
+
+  @Test
+  void aThreeDSecureChallengeWaitsUntilTheCardholderPassesOrFailsIt() throws Exception {
+    JsonNode created = create("test", "{\"amount\":99.5,\"method\":\"card\"}").body();
+    String id = created.get("id").asText();
+    String token = tokenOf(created.get("checkout_url").asText());
+    assertTrue(publicView(token).get("next_action").isNull());
+    CommandReply early = sandboxAction(id, "test", action("3ds_complete"));
+    assertEquals(400, early.status());
+    assertEquals("invalid_state", early.body().get("error").get("code").asText());
+
+    JsonNode challenged = sandboxAction(id, "test", card("challenge", "3220")).body();
+    assertEquals("pending", challenged.get("status").asText(), "no callback yet");
+    assertEquals("3ds_challenge", publicView(token).get("next_action").asText());
+    assertEquals(
+        400, sandboxAction(id, "test", card("succeeds", "4242")).status(), "one card at a time");
+    assertEquals(
+        "succeeded",
+        sandboxAction(id, "test", action("3ds_complete")).body().get("status").asText());
+    assertTrue(publicView(token).get("next_action").isNull());
+
+    String failing = create("test", "{\"amount\":5,\"method\":\"card\"}").body().get("id").asText();
+    sandboxAction(failing, "test", card("challenge", "3220"));
+    JsonNode failed = sandboxAction(failing, "test", action("3ds_fail")).body();
+    assertEquals("failed", failed.get("status").asText());
+    assertEquals("authentication_failed", failed.get("failure").get("code").asText());
+  }
+
+  @Test
+  void sandboxActionsFitTheMethodAndNeverTouchALivePayment() throws Exception {
+    String qr =
+        create("test", "{\"amount\":120,\"method\":\"rail1_qr\"}").body().get("id").asText();
+    CommandReply wrong = sandboxAction(qr, "test", card("succeeds", "4242"));
+    assertEquals(400, wrong.status());
+    assertEquals("invalid_request", wrong.body().get("error").get("code").asText());
+    assertEquals(400, sandboxAction(qr, "test", action("approve")).status());
+    assertEquals(
+        "succeeded", sandboxAction(qr, "test", action("pay")).body().get("status").asText());
+
+    String wallet =
+        create("test", "{\"amount\":120,\"method\":\"ewallet1\"}").body().get("id").asText();
+    assertEquals(400, sandboxAction(wallet, "test", action("pay")).status());
+    JsonNode declined = sandboxAction(wallet, "test", action("decline")).body();
+    assertEquals("failed", declined.get("status").asText());
+
+    String bank =
+        create("test", "{\"amount\":120,\"method\":\"bank_transfer\"}").body().get("id").asText();
+    assertEquals(
+        "succeeded", sandboxAction(bank, "test", action("pay")).body().get("status").asText());
+
+    // A live payment: no sandbox action exists for it, whatever the command claims.
+    String live = create("live", "{\"amount\":120,\"method\":\"card\"}").body().get("id").asText();
+    CommandReply refused = sandboxAction(live, "live", card("succeeds", "4242"));
+    assertEquals(404, refused.status());
+    assertEquals("pending", read(live, "live").get("status").asText());
+    // Naming the live payment from the test environment is refused as any cross-environment use.
+    assertEquals(401, sandboxAction(live, "test", card("succeeds", "4242")).status());
+    assertEquals("pending", read(live, "live").get("status").asText());
+  }
+
+  @Test
+  void thePublicViewCarriesWhatTheReceiptShowsAndNothingPrivate() throws Exception {
+    JsonNode created =
+        create(
+                "test",
+                "{\"amount\":1500,\"method\":\"card\",\"metadata\":{\"order\":\"secret\"},"
+                    + "\"customer\":{\"email\":\"c@example.com\",\"name\":\"Juan\"}}")
+            .body();
+    String id = created.get("id").asText();
+    String token = tokenOf(created.get("checkout_url").asText());
+    JsonNode pending = publicView(token);
+    assertEquals(id, pending.get("reference").asText());
+    assertEquals(MERCHANT, pending.get("merchant_id").asText());
+    assertTrue(pending.get("receipt_url").isNull());
+    assertEquals(0, pending.get("refunds").size());
+    String text = pending.toString();
+    for (String hidden :
+        List.of("secret", "c@example.com", "fee_amount", "sandbox_card", "metadata")) {
+      assertFalse(text.contains(hidden), hidden + " in " + text);
+    }
+    sandboxAction(id, "test", card("succeeds", "4242"));
+    CommandReply refund =
+        dispatch(
+            new Command(
+                IdType.COMMAND.generate(),
+                "refunds.create",
+                MERCHANT,
+                "test",
+                IdType.REFUND.generate(),
+                Json.tree("{\"payment\":\"" + id + "\",\"amount\":500}"),
+                Instant.now()));
+    assertEquals(201, refund.status(), refund.body().toString());
+    JsonNode receipt = publicView(token);
+    assertEquals("succeeded", receipt.get("status").asText());
+    assertEquals(BASE_URL + "/receipts/" + token, receipt.get("receipt_url").asText());
+    assertEquals(1, receipt.get("refunds").size());
+    assertEquals(
+        "500.00", receipt.get("refunds").get(0).get("amount").decimalValue().toPlainString());
+    assertFalse(receipt.get("refunds").get(0).get("succeeded_at").isNull());
+    assertEquals("500.00", receipt.get("amount_refunded").decimalValue().toPlainString());
+    assertFalse(receipt.get("succeeded_at").isNull());
+  }
+
+  private JsonNode publicView(String token) throws Exception {
+    HttpResponse<String> view = internal("/internal/public/checkouts/" + token, null, null);
+    assertEquals(200, view.statusCode(), view.body());
+    return Json.tree(view.body());
+  }
+
+  private static String card(String scenario, String last4) {
+    return "{\"action\":\"card\",\"scenario\":\""
+        + scenario
+        + "\",\"card_last4\":\""
+        + last4
+        + "\"}";
+  }
+
+  private static String action(String action) {
+    return "{\"action\":\"" + action + "\"}";
+  }
+
+  private CommandReply sandboxAction(String paymentId, String environment, String body) {
+    return dispatch(
+        new Command(
+            IdType.COMMAND.generate(),
+            "checkout.sandbox_action",
+            MERCHANT,
+            environment,
+            paymentId,
+            Json.tree(body),
+            Instant.now()));
+  }
+
+  private JsonNode read(String id, String environment) throws Exception {
+    return Json.tree(internal("/internal/payments/" + id, MERCHANT, environment).body());
   }
 
   private static String tokenOf(String url) {

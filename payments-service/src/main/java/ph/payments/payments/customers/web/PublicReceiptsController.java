@@ -13,6 +13,7 @@ import ph.payments.payments.customers.domain.ReceiptsTokens;
 import ph.payments.payments.customers.persistence.JdbcCustomers;
 import ph.payments.payments.payments.domain.Payment;
 import ph.payments.payments.payments.persistence.JdbcPayments;
+import ph.payments.payments.payments.web.PaymentJson;
 import ph.payments.platform.errors.ApiException;
 import ph.payments.platform.json.Json;
 import ph.payments.platform.tx.Transactions;
@@ -22,7 +23,8 @@ import ph.payments.platform.tx.Transactions;
  * hosted pages' work): the customer's name and a summary of each payment of theirs that bears a
  * receipt, newest first. No merchant scope (the customer has no key): found only by the token the
  * URL carries ({@link ReceiptsTokens}), never by the time-ordered customer id; never the customer's
- * email, phone, address or metadata, nor the payments' metadata, fees or webhook settings.
+ * email, phone, address or metadata (the {@code merchant_id} is for the gateway, not the page), nor
+ * the payments' metadata, fees or webhook settings.
  */
 @Controller("/internal/public/receipts")
 @ExecuteOn(TaskExecutors.BLOCKING)
@@ -63,6 +65,8 @@ public class PublicReceiptsController {
                   c, customer.merchantId(), customer.environment(), customer.id(), LIMIT);
           ObjectNode json = Json.mapper().createObjectNode();
           json.put("object", "receipt_history");
+          // For the gateway (the merchant's display name on the page), never rendered.
+          json.put("merchant_id", customer.merchantId());
           json.put("environment", customer.environment());
           json.put("name", customer.name());
           ArrayNode receipts = json.putArray("receipts");
@@ -75,7 +79,7 @@ public class PublicReceiptsController {
             receipt.put("description", p.description());
             receipt.put(
                 "succeeded_at", p.succeededAt() == null ? null : p.succeededAt().getEpochSecond());
-            receipt.put("receipt_url", publicBaseUrl + "/receipts/" + p.id());
+            receipt.put("receipt_url", PaymentJson.receiptUrl(p, publicBaseUrl));
           }
           return json;
         });

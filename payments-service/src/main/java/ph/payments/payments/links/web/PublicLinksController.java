@@ -21,9 +21,9 @@ import ph.payments.platform.tx.Transactions;
 /**
  * What the gateway's public link page ({@code /l/{slug}}), its QR image and the static QR print
  * view need, found by the slug only (no merchant scope: the customer has no key). The shape is the
- * contract in docs/catalog.md ("The public link read"). {@code merchant_id} is for the gateway
- * (merchant name, the payment command), never rendered; nothing else private is here (no usage,
- * metadata, customer or link id).
+ * contract in docs/catalog.md ("The public link read"). {@code id} and {@code merchant_id} are for
+ * the gateway (merchant name, the payment command's {@code payment_link_id}), never rendered;
+ * nothing else private is here (no usage, metadata or customer).
  */
 @Controller("/internal/public/links")
 @ExecuteOn(TaskExecutors.BLOCKING)
@@ -67,6 +67,8 @@ public class PublicLinksController {
             .orElseThrow(() -> ApiException.notFound("payment link"));
     PaymentLink l = found.link();
     ObjectNode json = Json.mapper().createObjectNode();
+    // id and merchant_id are for the gateway (the link payment's command), never rendered.
+    json.put("id", l.id());
     json.put("merchant_id", l.merchantId());
     json.put("environment", l.environment());
     json.put("slug", l.slug());

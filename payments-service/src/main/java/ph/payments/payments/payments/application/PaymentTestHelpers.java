@@ -77,6 +77,38 @@ public class PaymentTestHelpers {
 
     private CommandReply run(Connection connection, Command command, SandboxProvider.Action action)
         throws SQLException {
+      return drive(connection, command, action, SandboxProvider.Decline.DEFAULT, Check.NONE);
+    }
+
+    /** What a sandbox action may require of the payment and its sandbox order before it runs. */
+    @FunctionalInterface
+    public interface Check {
+      Check NONE = (payment, orderStatus) -> null;
+
+      /**
+       * @param orderStatus the sandbox order's status ({@link SandboxProvider#orderStatus})
+       * @return a rejection, or null to go ahead
+       */
+      CommandReply refuse(Payment payment, String orderStatus);
+    }
+
+    /**
+     * Tells the sandbox provider of payment {@code command.resourceId()} (of the command's merchant
+     * and environment) that {@code action} happened, and applies the provider's signed callbacks
+     * through {@link ProviderCallbacks}, as a real provider's would be; {@code action} null expires
+     * the payment instead. Test mode only: a live payment is 404 {@code not_found}.
+     *
+     * @param decline the reason a {@link SandboxProvider.Action#DECLINE} reports
+     * @param check run on the locked payment before anything moves; its rejection is the reply
+     * @return 200 with the payment as it is afterwards, or the rejection
+     */
+    public CommandReply drive(
+        Connection connection,
+        Command command,
+        SandboxProvider.Action action,
+        SandboxProvider.Decline decline,
+        Check check)
+        throws SQLException {
       if (!"test".equals(command.environment())) {
         return CommandReplies.rejected(command, ErrorCode.NOT_FOUND, "No such resource or route.");
       }
@@ -109,9 +141,14 @@ public class PaymentTestHelpers {
               ErrorCode.INVALID_STATE,
               "The payment is " + payment.status().wire() + "; it cannot change that way.");
         }
+        CommandReply refused =
+            check.refuse(payment, provider.orderStatus(connection, payment.providerRef()));
+        if (refused != null) {
+          return refused;
+        }
         try {
           for (SandboxProvider.SignedCallback callback :
-              provider.simulate(connection, payment.providerRef(), action)) {
+              provider.simulate(connection, payment.providerRef(), action, decline)) {
             callbacks.receive(connection, provider, callback.body(), callback.signature());
           }
         } catch (SandboxProvider.Refused e) {

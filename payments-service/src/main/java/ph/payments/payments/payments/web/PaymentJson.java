@@ -55,10 +55,24 @@ public final class PaymentJson {
     json.put("succeeded_at", seconds(p.succeededAt()));
     json.put("failed_at", seconds(p.failedAt()));
     json.put("created", p.createdAt().getEpochSecond());
-    json.put(
-        "receipt_url", p.status().bearsReceipt() ? receiptBaseUrl + "/receipts/" + p.id() : null);
+    json.put("receipt_url", receiptUrl(p, receiptBaseUrl));
     return json;
   }
+
+  /**
+   * The public receipt page of a payment that bears a receipt, or null: {@code /receipts/{checkout
+   * token}}, the same unguessable token as its checkout page (never the time-ordered payment id);
+   * null also for the rare payment without a token.
+   */
+  public static String receiptUrl(Payment p, String receiptBaseUrl) {
+    String token = p.checkout().token();
+    return p.status().bearsReceipt() && token != null
+        ? receiptBaseUrl + RECEIPTS_PATH + token
+        : null;
+  }
+
+  /** Where a receipt URL's token goes, after the public base URL. */
+  public static final String RECEIPTS_PATH = "/receipts/";
 
   private static Long seconds(Instant instant) {
     return instant == null ? null : instant.getEpochSecond();

@@ -62,7 +62,25 @@ public final class SandboxProvider implements ProviderAdapter {
     /** The funds were captured (paying first if the customer had not yet). */
     CAPTURE,
     /** The provider declines the payment. */
-    DECLINE
+    DECLINE,
+    /**
+     * The card issuer asks the cardholder for a 3-D Secure challenge: the order waits in {@code
+     * challenge} (no callback) until the challenge is passed ({@link #CAPTURE}) or failed ({@link
+     * #DECLINE}). Only a new order can be challenged.
+     */
+    CHALLENGE
+  }
+
+  /**
+   * Why the provider declines, as its callback reports it.
+   *
+   * @param code the provider's reason, e.g. {@code card_declined}, {@code insufficient_funds}
+   * @param message for the customer
+   */
+  public record Decline(String code, String message) {
+    /** The reason the test helpers give. */
+    public static final Decline DEFAULT =
+        new Decline("payment_declined", "The payment was declined by the provider (sandbox).");
   }
 
   /** What the bank or the operators did with a refund that was not answered at once. */
@@ -240,6 +258,16 @@ public final class SandboxProvider implements ProviderAdapter {
    */
   public List<SignedCallback> simulate(Connection connection, String providerRef, Action action)
       throws SQLException {
+    return simulate(connection, providerRef, action, Decline.DEFAULT);
+  }
+
+  /**
+   * As {@link #simulate(Connection, String, Action)}, declining (when {@code action} is {@link
+   * Action#DECLINE}) for {@code decline}'s reason.
+   */
+  public List<SignedCallback> simulate(
+      Connection connection, String providerRef, Action action, Decline decline)
+      throws SQLException {
     String status = lockStatus(connection, providerRef);
     List<SignedCallback> callbacks = new ArrayList<>();
     switch (action) {
@@ -249,25 +277,60 @@ public final class SandboxProvider implements ProviderAdapter {
         callbacks.add(callback(providerRef, ProviderCallback.PAID, null, null));
       }
       case CAPTURE -> {
-        require(status.equals("created") || status.equals("paid"), "nothing to capture", status);
-        if (status.equals("created")) {
+        require(
+            status.equals("created") || status.equals("paid") || status.equals("challenge"),
+            "nothing to capture",
+            status);
+        if (!status.equals("paid")) {
           callbacks.add(callback(providerRef, ProviderCallback.PAID, null, null));
         }
         move(connection, providerRef, "captured");
         callbacks.add(callback(providerRef, ProviderCallback.CAPTURED, null, null));
       }
       case DECLINE -> {
-        require(status.equals("created") || status.equals("paid"), "cannot decline", status);
+        require(
+            status.equals("created") || status.equals("paid") || status.equals("challenge"),
+            "cannot decline",
+            status);
         move(connection, providerRef, "declined");
         callbacks.add(
-            callback(
-                providerRef,
-                ProviderCallback.DECLINED,
-                "payment_declined",
-                "The payment was declined by the provider (sandbox)."));
+            callback(providerRef, ProviderCallback.DECLINED, decline.code(), decline.message()));
+      }
+      case CHALLENGE -> {
+        require(status.equals("created"), "only a new order can be challenged", status);
+        move(connection, providerRef, "challenge");
       }
     }
     return callbacks;
+  }
+
+  /**
+   * Where the customer sends a bank transfer for order {@code providerRef}: the sandbox's own
+   * collection account, with the order's reference to quote; null for other kinds.
+   */
+  public TransferInstructions transferInstructions(String providerRef) {
+    return kind == Kind.BANK_TRANSFER
+        ? new TransferInstructions(
+            "Sandbox Bank (test)", "Payments Collection (sandbox)", "0000 1234 5678", providerRef)
+        : null;
+  }
+
+  /** A bank transfer's destination, as the checkout page shows it. */
+  public record TransferInstructions(
+      String bank, String accountName, String accountNumber, String reference) {}
+
+  /**
+   * The sandbox order's status ({@code created}, {@code challenge}, {@code paid}, {@code captured},
+   * {@code declined}), or null when there is no such order.
+   */
+  public String orderStatus(Connection connection, String providerRef) throws SQLException {
+    try (PreparedStatement select =
+        connection.prepareStatement("SELECT status FROM sandbox_orders WHERE provider_ref = ?")) {
+      select.setString(1, providerRef);
+      try (ResultSet rs = select.executeQuery()) {
+        return rs.next() ? rs.getString(1) : null;
+      }
+    }
   }
 
   private SignedCallback callback(String ref, String type, String code, String message) {
