@@ -35,6 +35,8 @@ import org.junit.jupiter.api.TestMethodOrder;
 import org.openqa.selenium.By;
 import org.openqa.selenium.NoAlertPresentException;
 import org.openqa.selenium.OutputType;
+import org.openqa.selenium.TimeoutException;
+import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebDriverException;
 import org.openqa.selenium.WebElement;
 
@@ -117,36 +119,6 @@ class HostedPagesBrowserE2EIT {
   }
 
   // ------------------------------------------------------------------ scenarios
-
-  /**
-   * Today's bare checkout page (before the hosted pages of issue 16): at phone width it shows the
-   * amount and status text of a QR Ph payment and the QR image, and after the sandbox moves the
-   * payment a reload shows the new status. Replaced by the contract scenario below once the pages
-   * are merged.
-   */
-  @Test
-  @Order(0)
-  void todaysBareCheckoutPageShowsTheStatusAfterAReload() throws Exception {
-    JsonNode payment = pay("1500.00", "rail1_qr", "Order 16: 2 × kapeng barako");
-    browser.open(payment.get("checkout_url").asText());
-    browser.screenshot("00-bare-checkout-pending");
-    assertEquals(Browser.WIDTH, browser.viewportWidth());
-    assertTrue(browser.contentWidth() <= Browser.WIDTH, "fits a 360 px screen");
-    assertEquals("pending", text("#status"));
-    assertTrue(bodyText().contains("PHP 1500.00"), bodyText());
-    assertTrue(bodyText().contains("Order 16: 2 × kapeng barako"), bodyText());
-    assertTrue(bodyText().contains("TEST MODE"), bodyText());
-    assertImageLoaded("img[src^='/qr/']");
-
-    helper(payment, "process");
-    browser.driver.navigate().refresh();
-    assertEquals("processing", text("#status"));
-    browser.screenshot("00-bare-checkout-processing");
-    helper(payment, "succeed");
-    browser.driver.navigate().refresh();
-    assertEquals("succeeded", text("#status"));
-    browser.screenshot("00-bare-checkout-succeeded");
-  }
 
   /**
    * The checkout page of a QR Ph payment at phone width: it shows the amount, the QR image and the
@@ -483,9 +455,9 @@ class HostedPagesBrowserE2EIT {
     assertInputsLabelled();
     fillCard("4000 0000 0000 3220");
     browser.find("#pay-card").click();
-    browser.waitUpTo(PAGE_SETTLE).until(d -> !d.findElements(By.id("challenge")).isEmpty());
+    waitFor("the 3-D Secure challenge", d -> !d.findElements(By.id("challenge")).isEmpty());
     assertPage("f2-card-3ds-challenge");
-    browser.find("#challenge button[name=action][value=3ds_complete]").click();
+    browser.find("#challenge button[name=action][value='3ds_complete']").click();
     awaitReceipt();
     assertPage("f3-card-receipt");
     assertEquals("₱1,999.00", text("#receipt-amount"));
@@ -596,7 +568,7 @@ class HostedPagesBrowserE2EIT {
 
     browser.js("document.querySelector('#link-form input[name=csrf]').remove();");
     browser.find("#pay").click();
-    browser.waitUpTo(PAGE_SETTLE).until(d -> !d.findElements(By.id("error")).isEmpty());
+    waitFor("an error page", d -> !d.findElements(By.id("error")).isEmpty());
     assertErrorPage("invalid_token", "h2-link-without-csrf");
     for (JsonNode payment : merchant.listAll("/v1/payments")) {
       assertFalse(
@@ -737,37 +709,66 @@ class HostedPagesBrowserE2EIT {
 
   /** Waits for the page to show the status by itself (it polls and reloads; the test does not). */
   private static void awaitCheckoutStatus(String status) {
-    browser
-        .waitUpTo(PAGE_SETTLE)
-        .until(
-            d -> {
-              try {
-                return status.equals(d.findElement(By.id("status")).getAttribute("data-status"));
-              } catch (WebDriverException e) {
-                return false; // between two loads
-              }
-            });
+    waitFor(
+        "the checkout page's status " + status,
+        d -> {
+          try {
+            return status.equals(d.findElement(By.id("status")).getAttribute("data-status"));
+          } catch (WebDriverException e) {
+            return false; // between two loads
+          }
+        });
   }
 
   /**
    * Waits until the browser shows a receipt page ({@code /receipts/ct_…} with {@code #receipt}).
    */
   private static void awaitReceipt() {
-    browser
-        .waitUpTo(PAGE_SETTLE)
-        .until(
-            d -> {
-              try {
-                return d.getCurrentUrl().contains("/receipts/ct_")
-                    && !d.findElements(By.id("receipt")).isEmpty();
-              } catch (WebDriverException e) {
-                return false;
-              }
-            });
+    waitFor(
+        "the receipt page",
+        d -> {
+          try {
+            return d.getCurrentUrl().contains("/receipts/ct_")
+                && !d.findElements(By.id("receipt")).isEmpty();
+          } catch (WebDriverException e) {
+            return false;
+          }
+        });
   }
 
+  /**
+   * Waits until the condition holds; on a timeout, fails saying where the browser is and what it
+   * shows, with a screenshot ({@code timeout-N.png}).
+   */
+  private static void waitFor(String what, java.util.function.Function<WebDriver, Boolean> done) {
+    try {
+      browser.waitUpTo(PAGE_SETTLE).until(done::apply);
+    } catch (TimeoutException e) {
+      String where = browser.driver.getCurrentUrl();
+      String shows;
+      try {
+        shows = bodyText();
+        browser.screenshot("timeout-" + (++timeouts));
+      } catch (RuntimeException | IOException unreadable) {
+        shows = "(unreadable: " + unreadable + ")";
+      }
+      throw new AssertionError(
+          "waited "
+              + PAGE_SETTLE.toSeconds()
+              + " s for "
+              + what
+              + "; the browser is at "
+              + where
+              + " showing:\n"
+              + shows,
+          e);
+    }
+  }
+
+  private static int timeouts;
+
   private static void awaitUrl(String part) {
-    browser.waitUpTo(PAGE_SETTLE).until(d -> d.getCurrentUrl().contains(part));
+    waitFor("a page at …" + part, d -> d.getCurrentUrl().contains(part));
   }
 
   private static List<String> methodChoices() {
