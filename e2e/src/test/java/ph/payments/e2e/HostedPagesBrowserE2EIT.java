@@ -33,12 +33,14 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.openqa.selenium.By;
+import org.openqa.selenium.Keys;
 import org.openqa.selenium.NoAlertPresentException;
 import org.openqa.selenium.OutputType;
 import org.openqa.selenium.TimeoutException;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebDriverException;
 import org.openqa.selenium.WebElement;
+import org.openqa.selenium.interactions.Actions;
 
 /**
  * The customer-facing pages (issue 16) in a real browser: Debian's Chromium, headless, at 360 px
@@ -188,6 +190,12 @@ class HostedPagesBrowserE2EIT {
         methods.containsAll(List.of("rail1_qr", "ewallet1", "card", "bank_transfer")),
         "the methods test mode can route in PHP: " + methods);
     assertInputsLabelled();
+    browser.find("#pay").click();
+    assertEquals(
+        Boolean.TRUE,
+        browser.js("return arguments[0].validity.valueMissing;", amount),
+        "the browser asks for the amount before sending the form");
+    assertEquals(url, browser.driver.getCurrentUrl());
     amount.sendKeys("250.50");
     chooseMethod("rail1_qr");
     browser.screenshot("a2-link-filled");
@@ -347,8 +355,22 @@ class HostedPagesBrowserE2EIT {
         "default_method preselected");
     assertTrue(methodChoices().size() > 1, "the customer may still choose another method");
 
+    // With the keyboard only: Tab to the amount, type it, Enter pays with the preselected method.
+    for (int i = 0;
+        i < 15 && !"amount".equals(browser.js("return document.activeElement.name;"));
+        i++) {
+      new Actions(browser.driver).sendKeys(Keys.TAB).perform();
+    }
+    assertEquals("amount", browser.js("return document.activeElement.name;"), "Tab reaches it");
+    new Actions(browser.driver).sendKeys("75").sendKeys(Keys.ENTER).perform();
+    awaitUrl("/checkout/ct_");
+    assertPage("c3-static-qr-checkout");
+    assertEquals("₱75.00", text("#amount"));
+    assertImageLoaded("#qr");
+    assertFalse(browser.has("#open-app"), "QR Ph (rail1_qr), not the e-wallet QR");
+
     browser.open(system.gatewayUrl() + "/l/" + slug + "/print");
-    assertPage("c3-static-qr-print");
+    assertPage("c4-static-qr-print");
     assertImageLoaded("#qr");
     assertEquals(MERCHANT_NAME, text("#merchant"));
     assertEquals("Counter 1", text("#qr-name"));
@@ -362,7 +384,7 @@ class HostedPagesBrowserE2EIT {
     JsonNode archived = ok(merchant.post("/v1/static_qrs/" + id(qr) + "/archive", ""));
     assertTrue(archived.get("archived").asBoolean(), archived.toString());
     browser.open(url);
-    assertErrorPage("link_inactive", "c4-static-qr-archived");
+    assertErrorPage("link_inactive", "c5-static-qr-archived");
     assertEquals(409, httpStatus(url));
   }
 
