@@ -774,6 +774,13 @@ class HostedPagesBrowserE2EIT {
       } catch (RuntimeException | IOException unreadable) {
         shows = "(unreadable: " + unreadable + ")";
       }
+      if (shows.contains("HTTP ERROR 403") && !browser.has("main")) {
+        // Chromium's own page for a 403 without a body: no page of ours answered.
+        shows +=
+            "\n(a bare 403 comes from a filter before the pages, e.g. Micronaut's CORS check"
+                + " that refuses a request to a localhost host whose Origin is not local, such as"
+                + " the Origin: null of a form posted under Referrer-Policy: no-referrer)";
+      }
       throw new AssertionError(
           "waited "
               + PAGE_SETTLE.toSeconds()
