@@ -259,7 +259,7 @@ class HostedPagesBrowserE2EIT {
   void inactiveExpiredAndUnknownLinksShowTheirErrorPages() throws Exception {
     // The expiring link first, so its few seconds pass while the inactive one is checked.
     OffsetDateTime expiresAt =
-        OffsetDateTime.now(ZoneOffset.ofHours(8)).plusSeconds(8).truncatedTo(ChronoUnit.SECONDS);
+        OffsetDateTime.now(ZoneOffset.ofHours(8)).plusSeconds(10).truncatedTo(ChronoUnit.SECONDS);
     JsonNode expiring =
         created(
             merchant.post(
