@@ -82,7 +82,7 @@ class HostedPagesE2EIT {
     assertEquals("no-store", page.header("Cache-Control"));
     assertTrue(page.header("Content-Security-Policy").startsWith("default-src 'self'"));
     assertEquals("nosniff", page.header("X-Content-Type-Options"));
-    assertEquals("no-referrer", page.header("Referrer-Policy"));
+    assertEquals("same-origin", page.header("Referrer-Policy"));
     assertTrue(page.body().contains("<html lang=\"en\">"));
     assertTrue(page.body().contains("class=\"test-banner\""));
     assertEquals("Kapehan ni Juan", page.text("merchant"));

@@ -16,9 +16,11 @@ import java.util.Map;
  *
  * <p>Headers: {@code Content-Security-Policy} allows only this origin's script, style, fonts and
  * forms (no inline script or style anywhere), images also over https (a payment link's image) and
- * no framing; {@code X-Content-Type-Options: nosniff}, {@code Referrer-Policy: no-referrer} (a page
- * URL carries its token, which must not leak to the merchant's site or an image host), {@code
- * Cache-Control: no-store} (a payment's state changes; a shared computer keeps no copy).
+ * no framing; {@code X-Content-Type-Options: nosniff}, {@code Referrer-Policy: same-origin} (a page
+ * URL carries its token, which must not leak to the merchant's site or an image host; not {@code
+ * no-referrer}, under which a browser posts forms with {@code Origin: null}, and Micronaut refuses
+ * such a POST to a localhost address as a drive-by-localhost attack), {@code Cache-Control:
+ * no-store} (a payment's state changes; a shared computer keeps no copy).
  */
 @Singleton
 public class Pages {
@@ -79,7 +81,7 @@ public class Pages {
     return response
         .header("Content-Security-Policy", CSP)
         .header("X-Content-Type-Options", "nosniff")
-        .header("Referrer-Policy", "no-referrer")
+        .header("Referrer-Policy", "same-origin")
         .header("X-Frame-Options", "DENY")
         .header(HttpHeaders.CACHE_CONTROL, "no-store");
   }

@@ -69,7 +69,7 @@ class HostedPagesIT extends GatewayTest {
               .startsWith("default-src 'self'"),
           path);
       assertEquals("nosniff", page.headers().firstValue("X-Content-Type-Options").orElse(""));
-      assertEquals("no-referrer", page.headers().firstValue("Referrer-Policy").orElse(""));
+      assertEquals("same-origin", page.headers().firstValue("Referrer-Policy").orElse(""));
       assertEquals("no-store", page.headers().firstValue("Cache-Control").orElse(""));
     }
   }
