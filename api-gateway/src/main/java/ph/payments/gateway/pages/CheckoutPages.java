@@ -249,7 +249,9 @@ public class CheckoutPages {
     m.put("open", OPEN.contains(state));
     m.put("method", method);
     m.put("methodLabel", Format.method(method));
-    m.put("qr", OPEN.contains(state) && p.path("qr_code").isTextual());
+    // Once the customer has paid (processing) the QR has done its job; showing it again invites
+    // a second scan.
+    m.put("qr", "pending".equals(state) && p.path("qr_code").isTextual());
     m.put("appLink", OPEN.contains(state) ? Format.appUrl(text(p, "app_link")) : null);
     m.put("kind", kind(method));
     m.put("challenge", test && OPEN.contains(state) && challenged(p));
