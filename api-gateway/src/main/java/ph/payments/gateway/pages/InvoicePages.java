@@ -263,7 +263,7 @@ public class InvoicePages {
       case "invoice_not_sent" ->
           "This invoice cannot be paid yet. Ask " + merchantOr(invoice) + " to send it again.";
       case "partial_not_allowed" ->
-          "This invoice is paid in the amount due: "
+          "This invoice takes no partial payments: pay the amount due now, "
               + Format.money(dueNow(invoice), currency)
               + ".";
       case "amount_required" -> "Enter the amount to pay.";
