@@ -54,7 +54,7 @@ class InvoiceBrowserE2EIT {
     Browser.requireInstalled();
     system =
         SystemUnderTest.start(
-            "invoice-browser",
+            "invoices_browser",
             Map.of("DATABASE_POOL_SIZE", System.getenv().getOrDefault("DATABASE_POOL_SIZE", "5")));
     browser = Browser.start();
     Merchant operator = new Merchant(system.gatewayUrl(), system.adminToken);
