@@ -379,9 +379,8 @@ public class InvoicePages {
     m.put("remainingValue", remaining.setScale(2).toPlainString());
     m.put(
         "typedAmount",
-        typedAmount == null || typedAmount.isEmpty()
-            ? remaining.setScale(2).toPlainString()
-            : typedAmount);
+        // Prefilled with the remaining; a form sent back shows what was typed, even nothing.
+        typedAmount == null ? remaining.setScale(2).toPlainString() : typedAmount);
     List<String> offered = offered(invoice);
     List<Map<String, Object>> methods = new ArrayList<>();
     for (String method : offered) {

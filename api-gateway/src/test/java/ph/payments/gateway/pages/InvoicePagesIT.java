@@ -321,6 +321,8 @@ class InvoicePagesIT extends GatewayTest {
       assertEquals(
           e.getValue(), refused.statusCode() + " " + code(refused.body()), "amount " + e.getKey());
       assertTrue(refused.body().contains("id=\"invoice-form\""), "the form again");
+      assertTrue(
+          refused.body().contains("value=\"" + e.getKey() + "\""), "what was typed, even nothing");
     }
     HttpResponse<String> noMethod =
         browser.post("/i/" + token, Map.of("csrf", csrf, "amount", "2,000"));
