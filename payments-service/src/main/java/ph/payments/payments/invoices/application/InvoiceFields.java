@@ -17,6 +17,9 @@ import ph.payments.payments.invoices.domain.LineItem;
  */
 final class InvoiceFields {
 
+  /** The largest subtotal or amount (SPEC part 8's largest payment). */
+  static final BigDecimal AMOUNT_MAX = new BigDecimal("999999999999");
+
   static String text(JsonNode body, String name) {
     JsonNode node = body.get(name);
     return node == null || node.isNull() ? null : node.asText();
@@ -59,7 +62,11 @@ final class InvoiceFields {
       List<LineItem> lines, BigDecimal discount, BigDecimal tax, BigDecimal depositRate) {
     Map<String, String> issues = new LinkedHashMap<>();
     InvoiceMoney.Totals totals = InvoiceMoney.totals(lines, discount, tax).orElse(null);
-    if (totals == null) {
+    if (totals != null
+        && (totals.subtotal().compareTo(AMOUNT_MAX) > 0
+            || totals.amount().compareTo(AMOUNT_MAX) > 0)) {
+      issues.put("line_items", "add up to more than " + AMOUNT_MAX.toPlainString());
+    } else if (totals == null) {
       BigDecimal subtotal =
           InvoiceMoney.totals(lines, BigDecimal.ZERO, tax).orElseThrow().subtotal();
       issues.put("discount_amount", "must be at most the subtotal, " + subtotal.toPlainString());

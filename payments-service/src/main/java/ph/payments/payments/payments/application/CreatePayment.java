@@ -103,6 +103,10 @@ public class CreatePayment implements CommandHandler {
     BigDecimal amountValue;
     String invoiceId = text(body, "invoice_id").orElse(null);
     Invoice invoice = null;
+    if (invoiceId != null && linkId != null) {
+      return CommandReplies.invalid(
+          command, java.util.Map.of("invoice_id", "cannot be given with payment_link_id"));
+    }
     if (invoiceId != null) {
       Optional<Invoice> found =
           invoices.lockForPayment(
