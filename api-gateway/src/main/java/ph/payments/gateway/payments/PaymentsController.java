@@ -49,7 +49,6 @@ public class PaymentsController {
   static final Set<String> HELPER_ACTIONS = Set.of("process", "succeed", "fail", "expire");
   private static final Pattern CUSTOMER_ID = Pattern.compile("^cus_[0-9a-z]{1,60}$");
   private static final Pattern PAYMENT_LINK_ID = Pattern.compile("^plk_[0-9a-z]{1,60}$");
-  private static final Pattern INVOICE_ID = Pattern.compile("^inv_[0-9a-z]{1,60}$");
 
   private final CommandEndpoint commands;
   private final ReadRouter reads;
@@ -81,7 +80,10 @@ public class PaymentsController {
     if (body.has("invoice_id")) {
       // Paying an invoice (issue 17): without an amount the payment takes the amount due now;
       // payments-service checks it against the invoice.
-      body.optionalPattern("invoice_id", INVOICE_ID, "look like inv_…");
+      String invoiceId = body.optionalString("invoice_id", 1, 255);
+      if (invoiceId != null && !IdType.INVOICE.matches(invoiceId)) {
+        body.issue("invoice_id", "must be an invoice id (inv_…)");
+      }
       if (body.has("payment_link_id")) {
         body.issue("invoice_id", "cannot be given with payment_link_id");
       }
