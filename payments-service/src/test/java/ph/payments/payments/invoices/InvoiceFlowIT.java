@@ -566,4 +566,123 @@ class InvoiceFlowIT implements TestPropertyProvider {
     assertNotEquals(
         "void", invoice(merchant, depositPaid.get("id").asText()).get("status").asText());
   }
+
+  /** A fresh invoice of 100.00 (partial payments allowed) in {@code status}. */
+  private String inStatus(String merchant, String status) {
+    String body = "{" + lines(line("A", "1", "100")) + ",\"allow_partial_payment\":true}";
+    if (status.equals("draft")) {
+      return created(merchant, body).get("id").asText();
+    }
+    String id = sent(merchant, body).get("id").asText();
+    switch (status) {
+      case "partial" -> paid(merchant, id, "10");
+      case "paid" -> paid(merchant, id, "100");
+      case "void" ->
+          assertEquals(200, command(CommandTypes.INVOICES_VOID, merchant, id, null).status());
+      default -> {}
+    }
+    assertEquals(status, invoice(merchant, id).get("status").asText());
+    return id;
+  }
+
+  @Test
+  void everyActionFromEveryStatusAnswersAsTheStateMachineTableSays() {
+    String merchant = IdType.MERCHANT.generate();
+    // status -> update money, update text, send, void, pay (no amount)
+    Map<String, List<Integer>> table = new java.util.LinkedHashMap<>();
+    table.put("draft", List.of(200, 200, 200, 200, 409));
+    table.put("sent", List.of(400, 200, 400, 200, 201));
+    table.put("partial", List.of(400, 200, 400, 200, 201));
+    table.put("paid", List.of(400, 200, 400, 400, 409));
+    table.put("void", List.of(400, 400, 400, 400, 409));
+    List<String> failures = new ArrayList<>();
+    table.forEach(
+        (status, expected) -> {
+          List<Integer> actual =
+              List.of(
+                  command(
+                          CommandTypes.INVOICES_UPDATE,
+                          merchant,
+                          inStatus(merchant, status),
+                          "{\"tax_amount\":1}")
+                      .status(),
+                  command(
+                          CommandTypes.INVOICES_UPDATE,
+                          merchant,
+                          inStatus(merchant, status),
+                          "{\"notes\":\"Thank you\"}")
+                      .status(),
+                  command(CommandTypes.INVOICES_SEND, merchant, inStatus(merchant, status), null)
+                      .status(),
+                  command(CommandTypes.INVOICES_VOID, merchant, inStatus(merchant, status), null)
+                      .status(),
+                  pay(merchant, inStatus(merchant, status), null).status());
+          if (!expected.equals(actual)) {
+            failures.add(status + ": expected " + expected + " but was " + actual);
+          }
+        });
+    assertEquals(List.of(), failures);
+  }
+
+  @Test
+  void thePublicReadHasThePlansFieldsInOrder() {
+    String merchant = IdType.MERCHANT.generate();
+    JsonNode v = sent(merchant, "{" + lines(line("A", "2", "100")) + ",\"deposit_rate\":0.5}");
+    JsonNode page = publicRead(v);
+    List<String> fields = new ArrayList<>();
+    page.fieldNames().forEachRemaining(fields::add);
+    assertEquals(
+        List.of(
+            "id",
+            "merchant_id",
+            "environment",
+            "kind",
+            "number",
+            "status",
+            "currency",
+            "description",
+            "customer_name",
+            "line_items",
+            "subtotal",
+            "discount_amount",
+            "tax_amount",
+            "amount",
+            "amount_paid",
+            "amount_remaining",
+            "amount_due_now",
+            "stage",
+            "allow_partial_payment",
+            "deposit_rate",
+            "due_date",
+            "deposit_due_at",
+            "balance_due_at",
+            "issued_at",
+            "paid_at",
+            "void_at",
+            "forfeited_at",
+            "notes",
+            "terms",
+            "payments",
+            "methods"),
+        fields);
+    assertEquals(merchant, page.get("merchant_id").asText());
+    assertEquals("sent", page.get("status").asText());
+    assertMoney("0.5", page.get("deposit_rate"));
+    assertMoney("100", page.get("amount_due_now"));
+    assertEquals("deposit", page.get("stage").asText());
+    assertEquals(
+        List.of("description", "quantity", "unit_amount", "amount"),
+        iterate(page.get("line_items").get(0)));
+    assertTrue(page.get("methods").size() > 0);
+    paid(merchant, v.get("id").asText(), null);
+    JsonNode payment = publicRead(v).get("payments").get(0);
+    assertEquals(List.of("amount", "method", "succeeded_at", "receipt_url"), iterate(payment));
+    assertTrue(payment.get("receipt_url").asText().startsWith(BASE + "/receipts/"));
+  }
+
+  private static List<String> iterate(JsonNode node) {
+    List<String> names = new ArrayList<>();
+    node.fieldNames().forEachRemaining(names::add);
+    return names;
+  }
 }
