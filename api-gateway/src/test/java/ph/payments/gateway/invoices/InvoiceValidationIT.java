@@ -116,6 +116,7 @@ class InvoiceValidationIT extends GatewayTest {
         Arguments.of(with("\"allow_partial_payment\":\"yes\""), "allow_partial_payment"),
         Arguments.of(with("\"customer_id\":\"cust_1\""), "customer_id"),
         Arguments.of(with("\"shipment_id\":\"shipment_1\""), "shipment_id"),
+        Arguments.of(with("\"shipment_id\":\"shp_\""), "shipment_id"),
         Arguments.of(with("\"metadata\":[]"), "metadata"),
         Arguments.of(with("\"status\":\"paid\""), "status"),
         Arguments.of(with("\"number\":\"INV-2026-0001\""), "number"));

@@ -69,7 +69,7 @@ public record Invoice(
 
   public BigDecimal amountRemaining() {
     BigDecimal remaining = amount.subtract(amountPaid);
-    return remaining.signum() < 0 ? remaining.multiply(BigDecimal.ZERO) : remaining;
+    return remaining.signum() < 0 ? BigDecimal.ZERO.setScale(InvoiceMoney.SCALE) : remaining;
   }
 
   /** The deposit of a two-stage invoice, or null. */
@@ -192,7 +192,7 @@ public record Invoice(
   public Invoice refunded(BigDecimal refunded, Instant at) {
     BigDecimal total = amountPaid.subtract(refunded);
     if (total.signum() < 0) {
-      total = total.multiply(BigDecimal.ZERO);
+      total = BigDecimal.ZERO.setScale(InvoiceMoney.SCALE);
     }
     InvoiceStatus next = status;
     Instant paidAtNext = paidAt;
