@@ -680,6 +680,45 @@ class InvoiceFlowIT implements TestPropertyProvider {
     assertTrue(payment.get("receipt_url").asText().startsWith(BASE + "/receipts/"));
   }
 
+  @Test
+  void anInvoicePaymentStaysInItsEnvironmentCurrencyAndCustomer() {
+    String merchant = IdType.MERCHANT.generate();
+    String id = sent(merchant, "{" + lines(line("A", "1", "100")) + "}").get("id").asText();
+    ObjectNode live = Json.mapper().createObjectNode();
+    live.put("invoice_id", id);
+    live.put("method", "card");
+    CommandReply otherEnvironment =
+        service()
+            .dispatch(
+                new Command(
+                    IdType.COMMAND.generate(),
+                    "payments.create",
+                    merchant,
+                    "live",
+                    IdType.PAYMENT.generate(),
+                    live,
+                    Instant.now()));
+    assertEquals(404, otherEnvironment.status(), otherEnvironment.body().toString());
+    ObjectNode usd = Json.mapper().createObjectNode();
+    usd.put("invoice_id", id);
+    usd.put("method", "card");
+    usd.put("currency", "USD");
+    CommandReply currency =
+        service()
+            .dispatch(
+                new Command(
+                    IdType.COMMAND.generate(),
+                    "payments.create",
+                    merchant,
+                    "test",
+                    IdType.PAYMENT.generate(),
+                    usd,
+                    Instant.now()));
+    assertEquals(400, currency.status());
+    assertTrue(currency.body().get("error").get("issues").has("currency"));
+    assertEquals("sent", invoice(merchant, id).get("status").asText(), "nothing was paid");
+  }
+
   private static List<String> iterate(JsonNode node) {
     List<String> names = new ArrayList<>();
     node.fieldNames().forEachRemaining(names::add);
