@@ -33,7 +33,9 @@ import ph.payments.platform.money.Money;
  * Payments (SPEC part 4): creation through the command path into payments-service, reads forwarded
  * to it, and the sandbox test helpers. Every body rule of SPEC parts 4 and 8 is checked here,
  * before anything is written. With {@code payment_link_id} (issue 16) {@code amount} and {@code
- * method} become optional; the link's own rules are payments-service's.
+ * method} become optional; the link's own rules are payments-service's. With {@code invoice_id}
+ * (issue 17) {@code amount} is optional (the amount due now); the invoice's rules are
+ * payments-service's.
  */
 @Controller("/v1")
 @ExecuteOn(TaskExecutors.BLOCKING)
@@ -71,10 +73,23 @@ public class PaymentsController {
                 "customer",
                 "customer_id",
                 "payment_link_id",
+                "invoice_id",
                 "metadata");
     // Through a payment link the link may fix the amount and the method: then they are optional
     // here, and payments-service checks them against the link (docs/catalog.md).
-    if (body.has("payment_link_id")) {
+    if (body.has("invoice_id")) {
+      // Paying an invoice (issue 17): without an amount the payment takes the amount due now;
+      // payments-service checks it against the invoice.
+      String invoiceId = body.optionalString("invoice_id", 1, 255);
+      if (invoiceId != null && !IdType.INVOICE.matches(invoiceId)) {
+        body.issue("invoice_id", "must be an invoice id (inv_…)");
+      }
+      if (body.has("payment_link_id")) {
+        body.issue("invoice_id", "cannot be given with payment_link_id");
+      }
+      body.optionalAmount("amount", Money.MIN_AMOUNT, new BigDecimal("999999999999"));
+      body.requiredString("method", 1, 40);
+    } else if (body.has("payment_link_id")) {
       body.optionalPattern("payment_link_id", PAYMENT_LINK_ID, "look like plk_…");
       body.optionalAmount("amount", Money.MIN_AMOUNT, new BigDecimal("999999999999"));
       body.optionalString("method", 1, 40);

@@ -37,6 +37,13 @@ public final class CommandTypes {
   public static final String STATIC_QRS_UPDATE = "static_qrs.update";
   public static final String STATIC_QRS_ARCHIVE = "static_qrs.archive";
 
+  /** Invoices (payments-service, issue 17): create, update, send and void. */
+  public static final String INVOICES_CREATE = "invoices.create";
+
+  public static final String INVOICES_UPDATE = "invoices.update";
+  public static final String INVOICES_SEND = "invoices.send";
+  public static final String INVOICES_VOID = "invoices.void";
+
   /** Message type of a reply on {@link ph.payments.contracts.Topics#COMMAND_REPLIES}. */
   public static final String REPLY = "command.reply";
 

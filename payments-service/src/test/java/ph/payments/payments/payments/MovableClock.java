@@ -14,7 +14,7 @@ import java.time.ZoneOffset;
 @Replaces(Clock.class)
 @Requires(
     property = "spec.name",
-    pattern = "PaymentFlowIT|RefundFlowIT|PayoutFlowIT|PaymentLinkFlowIT")
+    pattern = "PaymentFlowIT|RefundFlowIT|PayoutFlowIT|PaymentLinkFlowIT|InvoiceFlowIT")
 public class MovableClock extends Clock {
 
   private volatile Instant now = Instant.now();

@@ -40,9 +40,13 @@ public enum ErrorCode {
   METHOD_REQUIRED(400),
   SHIPMENT_NOT_FOUND(404),
   SHIPMENT_CLOSED(400),
-  INVOICE_PAID(400),
-  INVOICE_VOID(400),
-  INVOICE_NOT_SENT(400),
+  /** Paying an invoice that is paid in full (docs/decisions.md, issue 17). */
+  INVOICE_PAID(409),
+  /** Paying a void or forfeited invoice. */
+  INVOICE_VOID(409),
+  /** Paying a draft invoice. */
+  INVOICE_NOT_SENT(409),
+  /** An invoice payment other than the amount due now when partial payment is not allowed. */
   PARTIAL_NOT_ALLOWED(400);
 
   private static final Map<String, ErrorCode> BY_CODE =

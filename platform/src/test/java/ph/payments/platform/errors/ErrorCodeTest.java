@@ -37,6 +37,14 @@ class ErrorCodeTest {
   }
 
   @Test
+  void invoiceErrorsHaveTheStatusesDecidedInIssueSeventeen() {
+    assertEquals(409, ErrorCode.INVOICE_PAID.httpStatus());
+    assertEquals(409, ErrorCode.INVOICE_VOID.httpStatus());
+    assertEquals(409, ErrorCode.INVOICE_NOT_SENT.httpStatus());
+    assertEquals(400, ErrorCode.PARTIAL_NOT_ALLOWED.httpStatus());
+  }
+
+  @Test
   void everyCodeOfTheEnumerationExists() {
     Set<String> spec =
         Set.of(

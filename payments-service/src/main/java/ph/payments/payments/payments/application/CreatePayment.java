@@ -14,6 +14,8 @@ import java.util.Optional;
 import ph.payments.contracts.commands.Command;
 import ph.payments.contracts.commands.CommandReply;
 import ph.payments.payments.customers.application.MerchantCustomers;
+import ph.payments.payments.invoices.application.Invoices;
+import ph.payments.payments.invoices.domain.Invoice;
 import ph.payments.payments.links.application.PaymentLinks;
 import ph.payments.payments.links.domain.PaymentLink;
 import ph.payments.payments.payments.domain.CheckoutTokens;
@@ -41,6 +43,14 @@ import ph.payments.platform.money.Money;
  * the link's fixed amount, method and currency, its {@code customer_id}, its description and its
  * {@code success_url} as {@code return_url} when the body has none. Nothing on the link changes
  * here: its use is counted when the payment succeeds ({@link PaymentMoves}).
+ *
+ * <p>With {@code invoice_id} the payment pays that invoice of the merchant's environment (404
+ * {@code not_found} otherwise), locked for this transaction, which must take it ({@link
+ * Invoice#charge}: {@code invoice_not_sent}, {@code invoice_void}, {@code invoice_paid}, {@code
+ * invalid_request} on an amount above the remaining, {@code partial_not_allowed}); without an
+ * amount it pays the amount due now. The payment takes the invoice's currency and customer,
+ * "Invoice INV-…" as description and the invoice's page as {@code return_url} when the body has
+ * none. The invoice moves when the payment succeeds ({@link PaymentMoves}).
  */
 @Singleton
 public class CreatePayment implements CommandHandler {
@@ -55,6 +65,7 @@ public class CreatePayment implements CommandHandler {
   private final Duration expiry;
   private final MerchantCustomers customers;
   private final PaymentLinks links;
+  private final Invoices invoices;
 
   public CreatePayment(
       ProviderRouter router,
@@ -64,7 +75,8 @@ public class CreatePayment implements CommandHandler {
       Clock clock,
       @Value("${payments.expiry:30m}") Duration expiry,
       MerchantCustomers customers,
-      PaymentLinks links) {
+      PaymentLinks links,
+      Invoices invoices) {
     this.router = router;
     this.payments = payments;
     this.fees = fees;
@@ -73,6 +85,7 @@ public class CreatePayment implements CommandHandler {
     this.expiry = expiry;
     this.customers = customers;
     this.links = links;
+    this.invoices = invoices;
   }
 
   @Override
@@ -88,7 +101,38 @@ public class CreatePayment implements CommandHandler {
     String method;
     String currency;
     BigDecimal amountValue;
-    if (linkId == null) {
+    String invoiceId = text(body, "invoice_id").orElse(null);
+    Invoice invoice = null;
+    if (invoiceId != null && linkId != null) {
+      return CommandReplies.invalid(
+          command, java.util.Map.of("invoice_id", "cannot be given with payment_link_id"));
+    }
+    if (invoiceId != null) {
+      Optional<Invoice> found =
+          invoices.lockForPayment(
+              connection, invoiceId, command.merchantId(), command.environment());
+      if (found.isEmpty()) {
+        return CommandReplies.rejected(
+            command, ErrorCode.NOT_FOUND, "No such invoice: " + invoiceId + ".");
+      }
+      invoice = found.get();
+      String asked = text(body, "currency").orElse(null);
+      if (asked != null && !asked.equals(invoice.currency())) {
+        return CommandReplies.invalid(
+            command,
+            java.util.Map.of("currency", "must be " + invoice.currency() + ", the invoice's"));
+      }
+      Invoice.Charge charge =
+          invoice.charge(body.hasNonNull("amount") ? body.get("amount").decimalValue() : null);
+      if (charge instanceof Invoice.Refused refused) {
+        return refused.code() == ErrorCode.INVALID_REQUEST
+            ? CommandReplies.invalid(command, refused.issues())
+            : CommandReplies.rejected(command, refused.code(), refused.message());
+      }
+      method = body.get("method").asText();
+      currency = invoice.currency();
+      amountValue = ((Invoice.Accepted) charge).amount();
+    } else if (linkId == null) {
       method = body.get("method").asText();
       currency = text(body, "currency").orElse("PHP");
       amountValue = body.get("amount").decimalValue();
@@ -134,6 +178,15 @@ public class CreatePayment implements CommandHandler {
               "amount", "must be at most " + max.toPlainString() + " for method " + method));
     }
     String customerId = text(body, "customer_id").orElse(null);
+    if (invoice != null && invoice.customerId() != null) {
+      if (customerId != null && !customerId.equals(invoice.customerId())) {
+        return CommandReplies.invalid(
+            command,
+            java.util.Map.of(
+                "customer_id", "must be " + invoice.customerId() + ", the invoice's customer"));
+      }
+      customerId = invoice.customerId();
+    }
     if (link != null && link.customerId() != null) {
       if (customerId != null && !customerId.equals(link.customerId())) {
         return CommandReplies.invalid(
@@ -156,8 +209,18 @@ public class CreatePayment implements CommandHandler {
         customer = new Customer(named.get().email(), named.get().name());
       }
     }
-    String description = text(body, "description").orElse(link == null ? null : link.description());
-    String returnUrl = text(body, "return_url").orElse(link == null ? null : link.successUrl());
+    String description =
+        text(body, "description")
+            .orElse(
+                link != null
+                    ? link.description()
+                    : invoice != null && invoice.number() != null
+                        ? "Invoice " + invoice.number()
+                        : null);
+    String returnUrl =
+        text(body, "return_url")
+            .orElse(
+                link != null ? link.successUrl() : invoice != null ? invoices.url(invoice) : null);
     Instant now = clock.instant();
     Instant expiresAt = now.plus(expiry);
     ProviderAdapter.Registered registered =
@@ -207,6 +270,9 @@ public class CreatePayment implements CommandHandler {
             now,
             now);
     payments.insert(connection, payment);
+    if (invoice != null) {
+      invoices.linkPayment(connection, payment.id(), invoice.id());
+    }
     return CommandReplies.ok(command, 201, moves.json(payment));
   }
 

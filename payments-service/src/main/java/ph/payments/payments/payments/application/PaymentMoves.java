@@ -8,6 +8,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.function.BiFunction;
 import ph.payments.payments.events.EventLog;
+import ph.payments.payments.invoices.application.Invoices;
 import ph.payments.payments.links.application.PaymentLinks;
 import ph.payments.payments.payments.domain.Payment;
 import ph.payments.payments.payments.domain.PaymentStatus;
@@ -24,13 +25,15 @@ import ph.payments.payments.payments.web.PaymentJson;
  * reaches {@code succeeded} at most once (the transition table has no way back to it, and the state
  * write is conditional on the locked status), so a redelivered capture or command counts nothing
  * twice. A partial refund moves a succeeded payment to {@code succeeded} again: that is no use,
- * hence the check of the status the payment had.
+ * hence the check of the status the payment had. The same move of a payment that pays an invoice
+ * moves the invoice ({@link Invoices#paymentSucceeded}), once, for the same reasons.
  */
 @Singleton
 public class PaymentMoves {
 
   private final JdbcPayments payments;
   private final PaymentLinks links;
+  private final Invoices invoices;
   private final EventLog events;
   private final Clock clock;
   private final String publicBaseUrl;
@@ -38,11 +41,13 @@ public class PaymentMoves {
   public PaymentMoves(
       JdbcPayments payments,
       PaymentLinks links,
+      Invoices invoices,
       EventLog events,
       Clock clock,
       @Value("${payments.public-base-url}") String publicBaseUrl) {
     this.payments = payments;
     this.links = links;
+    this.invoices = invoices;
     this.events = events;
     this.clock = clock;
     this.publicBaseUrl = publicBaseUrl;
@@ -62,10 +67,12 @@ public class PaymentMoves {
         throw new IllegalStateException("payment " + locked.id() + " changed under its lock");
       }
       Payment next = moved.payment();
-      if (next.status() == PaymentStatus.SUCCEEDED
-          && locked.status() != PaymentStatus.SUCCEEDED
-          && next.paymentLinkId() != null) {
-        links.recordUse(connection, next.paymentLinkId(), next.succeededAt());
+      if (next.status() == PaymentStatus.SUCCEEDED && locked.status() != PaymentStatus.SUCCEEDED) {
+        if (next.paymentLinkId() != null) {
+          links.recordUse(connection, next.paymentLinkId(), next.succeededAt());
+        }
+        invoices.paymentSucceeded(
+            connection, next.id(), next.amount().amount(), next.succeededAt());
       }
       if (moved.eventType() == null) {
         return outcome; // announced by another resource's event (a refund's)

@@ -7,6 +7,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.function.BiFunction;
 import ph.payments.payments.events.EventLog;
+import ph.payments.payments.invoices.application.Invoices;
 import ph.payments.payments.payments.application.PaymentMoves;
 import ph.payments.payments.payments.domain.Payment;
 import ph.payments.payments.refunds.domain.Refund;
@@ -19,7 +20,8 @@ import ph.payments.payments.refunds.web.RefundJson;
  * payment id, so a payment's {@code payment.succeeded} and its refunds' events stay in order on one
  * partition (the ledger must see the credit before the debits). A refund that succeeds adds to its
  * payment's refunded amount in the same transaction, and the one that completes it moves the
- * payment to {@code refunded}, with no payment event.
+ * payment to {@code refunded}, with no payment event. A succeeded refund of a payment that pays an
+ * invoice takes its amount off the invoice's {@code amount_paid} in the same transaction.
  */
 @Singleton
 public class RefundMoves {
@@ -28,8 +30,11 @@ public class RefundMoves {
   private final PaymentMoves payments;
   private final EventLog events;
   private final Clock clock;
+  private final Invoices invoices;
 
-  public RefundMoves(JdbcRefunds refunds, PaymentMoves payments, EventLog events, Clock clock) {
+  public RefundMoves(
+      JdbcRefunds refunds, PaymentMoves payments, EventLog events, Clock clock, Invoices invoices) {
+    this.invoices = invoices;
     this.refunds = refunds;
     this.payments = payments;
     this.events = events;
@@ -70,6 +75,8 @@ public class RefundMoves {
           throw new IllegalStateException(
               "refund " + next.id() + " succeeded but its payment is " + refused.from().wire());
         }
+        // An invoice paid by the payment gives the amount back and reopens (Invoice#refunded).
+        invoices.refundSucceeded(connection, payment.id(), next.amount().amount(), clock.instant());
       }
       if (moved.eventType() != null) {
         append(connection, next, moved.eventType());
