@@ -17,7 +17,6 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
 import org.openqa.selenium.TimeoutException;
@@ -34,12 +33,7 @@ import org.openqa.selenium.WebElement;
  * return_url} is the invoice's url), pays the balance by QR Ph with the sandbox button, and the
  * invoice reads {@code paid} with both payments listed, on the page and through the API. Every page
  * is saved as {@code e2e/target/screenshots/inv-*.png}.
- *
- * <p>Tagged {@code needs-invoices}: the e2e module's surefire excludes that tag until the {@code
- * invoices} branch (the resource, its API and its public read) is merged; run it with {@code
- * -De2e.excludedGroups=none}.
  */
-@Tag("needs-invoices")
 class InvoiceBrowserE2EIT {
 
   private static final String MERCHANT_NAME = "Lutong Bahay ni Aling Nena";
