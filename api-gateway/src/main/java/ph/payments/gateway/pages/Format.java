@@ -20,6 +20,9 @@ public final class Format {
   private static final DateTimeFormatter TIME =
       DateTimeFormatter.ofPattern("d MMM yyyy, h:mm a", Locale.ENGLISH).withZone(MANILA);
 
+  private static final DateTimeFormatter DAY =
+      DateTimeFormatter.ofPattern("d MMM yyyy", Locale.ENGLISH);
+
   private static final Map<String, String> METHODS =
       Map.of(
           "card", "Card",
@@ -41,6 +44,16 @@ public final class Format {
   /** {@code 25 Nov 2026, 3:04 PM} in Asia/Manila. */
   public static String time(long epochSeconds) {
     return TIME.format(Instant.ofEpochSecond(epochSeconds));
+  }
+
+  /** {@code 31 Dec 2026}: a day, such as an invoice's due date. */
+  public static String day(java.time.LocalDate date) {
+    return DAY.format(date);
+  }
+
+  /** {@code 31 Dec 2026}: the day in Asia/Manila of an instant. */
+  public static String day(long epochSeconds) {
+    return DAY.format(Instant.ofEpochSecond(epochSeconds).atZone(MANILA));
   }
 
   /** A method's name for people: {@code rail1_qr} is "QR Ph". */

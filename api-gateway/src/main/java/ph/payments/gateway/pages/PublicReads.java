@@ -26,6 +26,9 @@ public class PublicReads {
   /** A receipt-history token (payments-service {@code ReceiptsTokens}). */
   public static final Pattern HISTORY_TOKEN = Pattern.compile("rh_[A-Za-z0-9_-]{32}");
 
+  /** An invoice's token (payments-service, docs/invoices.md): {@code it_} + 192 random bits. */
+  public static final Pattern INVOICE_TOKEN = Pattern.compile("it_[A-Za-z0-9_-]{32}");
+
   /** A payment link's slug (docs/hosted-pages.md): 16 letters and digits. */
   public static final Pattern SLUG = Pattern.compile("[A-Za-z0-9]{16}");
 
@@ -50,6 +53,11 @@ public class PublicReads {
   /** A payment link by its slug, or empty. */
   public Optional<JsonNode> link(String slug) {
     return read(SLUG, slug, "/internal/public/links/");
+  }
+
+  /** An invoice that was sent (a draft is not found), or empty. */
+  public Optional<JsonNode> invoice(String token) {
+    return read(INVOICE_TOKEN, token, "/internal/public/invoices/");
   }
 
   /** The merchant's display name: what a customer knows the shop by. */

@@ -30,6 +30,23 @@ class FormatTest {
   }
 
   @Test
+  void daysAreManilaDays() {
+    // 16:30 UTC on 30 Nov is already 1 Dec in Manila.
+    assertEquals("1 Dec 2026", Format.day(Instant.parse("2026-11-30T16:30:00Z").getEpochSecond()));
+    assertEquals("30 Nov 2026", Format.day(Instant.parse("2026-11-30T15:59:59Z").getEpochSecond()));
+    assertEquals("31 Dec 2026", Format.day(java.time.LocalDate.parse("2026-12-31")));
+  }
+
+  @Test
+  void quantitiesAreWrittenAsPeopleWriteThem() {
+    var json = ph.payments.platform.json.Json.mapper();
+    assertEquals("2", InvoicePages.quantity(json.valueToTree(new BigDecimal("2.000"))));
+    assertEquals("1.5", InvoicePages.quantity(json.valueToTree(new BigDecimal("1.50"))));
+    assertEquals("10", InvoicePages.quantity(json.valueToTree(new BigDecimal("1E+1"))));
+    assertEquals("3", InvoicePages.quantity(json.valueToTree(3)));
+  }
+
+  @Test
   void onlyWebUrlsBecomeLinksAndOnlyAppSchemesBecomeAppLinks() {
     assertEquals("https://shop.example/ok", Format.webUrl("https://shop.example/ok"));
     assertEquals("http://localhost:3000/x", Format.webUrl("http://localhost:3000/x"));

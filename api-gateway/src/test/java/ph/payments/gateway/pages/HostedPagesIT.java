@@ -110,6 +110,7 @@ class HostedPagesIT extends GatewayTest {
                   path.startsWith("/checkout/")
                       || path.startsWith("/receipts/")
                       || path.startsWith("/l/")
+                      || path.startsWith("/i/")
                       || path.startsWith("/qr/")
                       || path.startsWith("/callbacks/");
               if (!customerFacing) {
@@ -120,7 +121,8 @@ class HostedPagesIT extends GatewayTest {
                 unlimited.add(route.getHttpMethod() + " " + path);
               }
             });
-    assertTrue(pages.size() >= 12, pages.toString());
+    assertTrue(pages.size() >= 14, pages.toString());
+    assertTrue(pages.contains("POST /i/{token}"), pages.toString());
     assertEquals(List.of(), unlimited);
   }
 
