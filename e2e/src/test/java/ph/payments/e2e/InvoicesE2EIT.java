@@ -7,6 +7,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.time.Duration;
 import java.time.Year;
 import java.time.ZoneId;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -16,7 +18,8 @@ import org.junit.jupiter.api.Test;
  * Invoices across the real processes (issue 17), as a merchant uses them through the gateway: a
  * two-stage invoice created, sent (numbered), paid deposit then balance through {@code POST
  * /v1/payments} with {@code invoice_id}; {@code invoice.balance_due} delivered by webhook once the
- * deposit is paid; each payment refusal as the SPEC error envelope with its status.
+ * deposit is paid; each payment refusal as the SPEC error envelope with its status; and the state
+ * machine of docs/invoices.md walked over HTTP, every merchant action from every status.
  */
 class InvoicesE2EIT {
 
@@ -142,5 +145,203 @@ class InvoicesE2EIT {
             "{\"invoice_id\":\"inv_01jd3k4m5n6p7q8r9s0t1v2w3x\",\"method\":\"card\"}"),
         404,
         "not_found");
+  }
+
+  /** What one action answers from one status: HTTP status, error code (null: none), then status. */
+  private record Outcome(int http, String code, String then) {}
+
+  private static Outcome ok(int http, String then) {
+    return new Outcome(http, null, then);
+  }
+
+  private static Outcome no(int http, String code, String then) {
+    return new Outcome(http, code, then);
+  }
+
+  /** One row of the table: a status and what each action does from it. */
+  private record Row(
+      String status,
+      Outcome updateMoney,
+      Outcome updateText,
+      Outcome send,
+      Outcome voids,
+      Outcome pay) {}
+
+  /**
+   * docs/invoices.md "State machine" (merchant actions; anything else 400 {@code invalid_state})
+   * and "Paying" ({@code Invoice.charge}). Paying here is {@code POST /v1/payments} with the
+   * invoice and no amount (the amount due now), then, when created, the sandbox helper's success:
+   * the fixture's sent and partial invoices have one stage, so the amount due now is the remaining
+   * and they end paid.
+   */
+  private static final List<Row> TABLE =
+      List.of(
+          new Row(
+              "draft",
+              ok(200, "draft"),
+              ok(200, "draft"),
+              ok(200, "sent"),
+              ok(200, "void"),
+              no(409, "invoice_not_sent", "draft")),
+          new Row(
+              "sent",
+              no(400, "invalid_state", "sent"),
+              ok(200, "sent"),
+              no(400, "invalid_state", "sent"),
+              ok(200, "void"),
+              ok(201, "paid")),
+          new Row(
+              "partial",
+              no(400, "invalid_state", "partial"),
+              ok(200, "partial"),
+              no(400, "invalid_state", "partial"),
+              ok(200, "void"),
+              ok(201, "paid")),
+          new Row(
+              "paid",
+              no(400, "invalid_state", "paid"),
+              ok(200, "paid"),
+              no(400, "invalid_state", "paid"),
+              no(400, "invalid_state", "paid"),
+              no(409, "invoice_paid", "paid")),
+          new Row(
+              "void",
+              no(400, "invalid_state", "void"),
+              no(400, "invalid_state", "void"),
+              no(400, "invalid_state", "void"),
+              no(400, "invalid_state", "void"),
+              no(409, "invoice_void", "void")));
+
+  /** 100.00 in one line, paid in parts allowed, one stage. */
+  private static final String FIXTURE =
+      "{\"line_items\":[{\"description\":\"Pancit\",\"quantity\":1,\"unit_amount\":100}],"
+          + "\"allow_partial_payment\":true,\"notes\":\"first\"}";
+
+  /** Pays {@code amount} (null: the amount due now) of the invoice and succeeds the payment. */
+  private static Merchant.Reply pay(Merchant m, String id, String amount) {
+    Merchant.Reply created =
+        m.post(
+            "/v1/payments",
+            "{\"invoice_id\":\""
+                + id
+                + "\",\"method\":\"card\""
+                + (amount == null ? "" : ",\"amount\":" + amount)
+                + "}");
+    if (created.status() == 201) {
+      ok(
+          m.post(
+              "/v1/test_helpers/payments/" + created.json().get("id").asText() + "/succeed", null),
+          200);
+    }
+    return created;
+  }
+
+  /** A fresh invoice of the fixture brought to {@code status} through the public API only. */
+  private static String invoiceIn(Merchant m, String status) {
+    String id = ok(m.post("/v1/invoices", FIXTURE), 201).get("id").asText();
+    switch (status) {
+      case "draft" -> {}
+      case "void" -> ok(m.post("/v1/invoices/" + id + "/void", null), 200);
+      default -> {
+        ok(m.post("/v1/invoices/" + id + "/send", null), 200);
+        if (status.equals("partial")) {
+          assertEquals(201, pay(m, id, "40.00").status());
+        } else if (status.equals("paid")) {
+          assertEquals(201, pay(m, id, null).status());
+        }
+      }
+    }
+    assertEquals(status, ok(m.get("/v1/invoices/" + id), 200).get("status").asText(), id);
+    return id;
+  }
+
+  private static Merchant merchantOfItsOwn(String name) {
+    Merchant operator = new Merchant(system.gatewayUrl(), system.adminToken);
+    Merchant.Reply created =
+        operator.post(
+            "/admin/v1/merchants",
+            "{\"name\":\"Carinderia " + name + "\",\"email\":\"fsm-" + name + "@example.com\"}");
+    assertEquals(201, created.status(), created.raw().body());
+    return new Merchant(system.gatewayUrl(), created.json().at("/api_keys/0/secret").asText());
+  }
+
+  @Test
+  void everyMerchantActionFromEveryStatusAnswersAsDocsInvoicesMdSays() {
+    Map<String, java.util.function.BiFunction<Merchant, String, Merchant.Reply>> actions =
+        new java.util.LinkedHashMap<>();
+    actions.put(
+        "update tax_amount", (c, id) -> c.patch("/v1/invoices/" + id, "{\"tax_amount\":12}"));
+    actions.put("update notes", (c, id) -> c.patch("/v1/invoices/" + id, "{\"notes\":\"second\"}"));
+    actions.put("send", (c, id) -> c.post("/v1/invoices/" + id + "/send", null));
+    actions.put("void", (c, id) -> c.post("/v1/invoices/" + id + "/void", null));
+    actions.put("pay", (c, id) -> pay(c, id, null));
+
+    List<String> failures = new ArrayList<>();
+    for (Row row : TABLE) {
+      // A merchant per row: the other test counts its merchant's numbers and sent invoices, and a
+      // row's ~50 requests stay under the gateway's 100 a minute per key.
+      Merchant m = merchantOfItsOwn(row.status());
+      List<Outcome> expected =
+          List.of(row.updateMoney(), row.updateText(), row.send(), row.voids(), row.pay());
+      int i = 0;
+      for (var action : actions.entrySet()) {
+        Outcome want = expected.get(i++);
+        String id = invoiceIn(m, row.status());
+        JsonNode before = ok(m.get("/v1/invoices/" + id), 200);
+        Merchant.Reply reply = action.getValue().apply(m, id);
+        JsonNode after = ok(m.get("/v1/invoices/" + id), 200);
+        String code = reply.json() == null ? null : reply.json().at("/error/code").asText(null);
+        Outcome got = new Outcome(reply.status(), code, after.get("status").asText());
+        String cell = row.status() + " × " + action.getKey();
+        if (!want.equals(got)) {
+          failures.add(cell + ": expected " + want + ", got " + got + " " + reply.raw().body());
+          continue;
+        }
+        if (want.code() == null && reply.status() == 200) {
+          // A success answers the invoice as it now is.
+          assertEquals(want.then(), reply.json().get("status").asText(), cell);
+        }
+        // What moved, and what did not.
+        switch (action.getKey()) {
+          case "update tax_amount" -> {
+            String amount =
+                want.code() == null
+                    ? "112.00"
+                    : before.get("amount").decimalValue().toPlainString();
+            assertEquals(amount, after.get("amount").decimalValue().toPlainString(), cell);
+          }
+          case "update notes" ->
+              assertEquals(
+                  want.code() == null ? "second" : "first", after.get("notes").asText(), cell);
+          case "send" -> {
+            if (want.code() == null) {
+              assertTrue(after.get("number").asText().startsWith("INV-"), cell);
+              assertTrue(after.get("sent_at").isNumber(), cell);
+            }
+          }
+          case "void" -> {
+            if (want.code() == null) {
+              assertTrue(after.get("void_at").isNumber(), cell);
+              // A partial invoice voided keeps what was paid.
+              assertEquals(before.get("amount_paid"), after.get("amount_paid"), cell);
+            }
+          }
+          case "pay" -> {
+            if (want.code() == null) {
+              assertEquals(
+                  "0.00", after.get("amount_remaining").decimalValue().toPlainString(), cell);
+              assertEquals(reply.json().get("id").asText(), after.get("payment_id").asText(), cell);
+            } else {
+              assertEquals(before.get("amount_paid"), after.get("amount_paid"), cell);
+            }
+          }
+          default -> throw new AssertionError(action.getKey());
+        }
+        if (want.code() != null) {
+          assertEquals(before, after, cell + ": a refused action changes nothing");
+        }
+      }
+    }
+    assertTrue(failures.isEmpty(), String.join("\n", failures));
   }
 }
