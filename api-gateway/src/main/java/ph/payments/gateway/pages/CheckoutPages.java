@@ -103,7 +103,7 @@ public class CheckoutPages {
     Map<String, String> fields = form == null ? Map.of() : form;
     Optional<String> formToken = tokens.verified(request, fields.get(FormTokens.FIELD));
     if (formToken.isEmpty()) {
-      return invalidToken(token);
+      return pages.invalidToken();
     }
     Optional<JsonNode> found = reads.checkout(token);
     if (found.isEmpty() || !isTest(found.get())) {
@@ -135,7 +135,7 @@ public class CheckoutPages {
     Map<String, String> fields = form == null ? Map.of() : form;
     Optional<String> formToken = tokens.verified(request, fields.get(FormTokens.FIELD));
     if (formToken.isEmpty()) {
-      return invalidToken(token);
+      return pages.invalidToken();
     }
     Optional<JsonNode> found = reads.checkout(token);
     if (found.isEmpty() || !isTest(found.get())) {
@@ -212,16 +212,6 @@ public class CheckoutPages {
       return pages.notFound();
     }
     return render(request, HttpStatus.BAD_REQUEST, token, payment, reply.message());
-  }
-
-  private HttpResponse<String> invalidToken(String token) {
-    return pages.error(
-        HttpStatus.FORBIDDEN,
-        "invalid_token",
-        "Please reload the page",
-        "This form has expired or was sent from another page. Reload the payment page and try"
-            + " again; nothing was charged.",
-        false);
   }
 
   private HttpResponse<String> render(

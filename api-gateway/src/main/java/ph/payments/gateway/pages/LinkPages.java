@@ -23,9 +23,7 @@ import java.util.Optional;
 import ph.payments.gateway.checkout.QrImages;
 import ph.payments.gateway.edge.ClientAddressLimited;
 import ph.payments.gateway.edge.ClientAddressLimits;
-import ph.payments.gateway.payments.PaymentsController;
 import ph.payments.platform.errors.ApiException;
-import ph.payments.platform.ids.IdType;
 import ph.payments.platform.json.Json;
 
 /**
@@ -50,13 +48,13 @@ public class LinkPages {
   private final PublicReads reads;
   private final Pages pages;
   private final FormTokens tokens;
-  private final PageCommands commands;
+  private final PagePayments payments;
 
-  public LinkPages(PublicReads reads, Pages pages, FormTokens tokens, PageCommands commands) {
+  public LinkPages(PublicReads reads, Pages pages, FormTokens tokens, PagePayments payments) {
     this.reads = reads;
     this.pages = pages;
     this.tokens = tokens;
-    this.commands = commands;
+    this.payments = payments;
   }
 
   /** A page-level error: the SPEC code, its status, and words for people. */
@@ -83,13 +81,7 @@ public class LinkPages {
     Map<String, String> fields = form == null ? Map.of() : form;
     Optional<String> formToken = tokens.verified(request, fields.get(FormTokens.FIELD));
     if (formToken.isEmpty()) {
-      return pages.error(
-          HttpStatus.FORBIDDEN,
-          "invalid_token",
-          "Please reload the page",
-          "This form has expired or was sent from another page. Reload the page and try again;"
-              + " nothing was charged.",
-          false);
+      return pages.invalidToken();
     }
     Optional<JsonNode> found = reads.link(slug);
     if (found.isEmpty()) {
@@ -142,45 +134,16 @@ public class LinkPages {
       }
       body.put("method", method);
     }
-    String merchantId = link.path("merchant_id").asText();
-    body.put("merchant_name", reads.merchantName(merchantId));
-    PageCommands.Reply reply =
-        commands.send(
-            merchantId,
-            link.path("environment").asText(),
-            PaymentsController.CREATE,
-            IdType.PAYMENT.generate(),
-            body,
-            formToken.get(),
-            "/l/" + slug);
-    if (reply.ok() && reply.body().path("checkout_url").isTextual()) {
-      String url = reply.body().get("checkout_url").asText();
-      int at = url.indexOf("/checkout/");
-      return pages.seeOther(at < 0 ? url : url.substring(at));
+    PagePayments.Outcome outcome = payments.create(link, body, formToken.get(), "/l/" + slug);
+    if (outcome instanceof PagePayments.Answered answered) {
+      return answered.response();
     }
-    if (reply.ok()) {
-      // Accepted, not answered in time: the same form sent again gets its outcome.
-      return pages.error(
-          HttpStatus.SERVICE_UNAVAILABLE,
-          "internal_error",
-          "Almost there",
-          "Your payment is being set up. Go back and press Pay again: you will not be charged"
-              + " twice.",
-          isTest(link));
-    }
+    PageCommands.Reply reply = ((PagePayments.Refused) outcome).reply();
     return switch (reply.code()) {
       case "link_inactive" -> inactive(link);
       case "link_expired" -> expired(link);
-      case "not_found" -> pages.notFound();
       case "amount_required" ->
           form(request, HttpStatus.BAD_REQUEST, link, typedAmount, amountRequired());
-      case "conflict" ->
-          pages.error(
-              HttpStatus.CONFLICT,
-              "conflict",
-              "Please reload the page",
-              "This form was already sent with other details. Reload the page to start again.",
-              isTest(link));
       default ->
           form(
               request,

@@ -76,6 +76,17 @@ public class Pages {
         false);
   }
 
+  /** 403 {@code invalid_token}: a form whose CSRF token is missing or not this browser's. */
+  public MutableHttpResponse<String> invalidToken() {
+    return error(
+        HttpStatus.FORBIDDEN,
+        "invalid_token",
+        "Please reload the page",
+        "This form has expired or was sent from another page. Reload the page and try again;"
+            + " nothing was charged.",
+        false);
+  }
+
   /** The headers every page and redirect carries. */
   public static <T> MutableHttpResponse<T> secured(MutableHttpResponse<T> response) {
     return response
