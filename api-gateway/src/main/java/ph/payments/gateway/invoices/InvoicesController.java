@@ -240,19 +240,7 @@ public class InvoicesController {
     body.optionalString("description", 0, DESCRIPTION_MAX);
     body.optionalAmount("tax_amount", BigDecimal.ZERO, AMOUNT_MAX);
     body.optionalAmount("discount_amount", BigDecimal.ZERO, AMOUNT_MAX);
-    if (body.has("due_date")) {
-      String value = body.optionalString("due_date", 10, 10);
-      if (value != null) {
-        try {
-          if (!DATE.matcher(value).matches()) {
-            throw new DateTimeParseException("", value, 0);
-          }
-          LocalDate.parse(value);
-        } catch (DateTimeParseException e) {
-          body.issue("due_date", "must be a date, YYYY-MM-DD");
-        }
-      }
-    }
+    dueDate(body);
     body.optionalString("notes", 0, NOTES_MAX);
     body.optionalString("terms", 0, NOTES_MAX);
     body.optionalBoolean("allow_partial_payment");
@@ -314,6 +302,23 @@ public class InvoicesController {
   private static void requireInvoiceId(String id) {
     if (!IdType.INVOICE.matches(id)) {
       throw ApiException.notFound("invoice");
+    }
+  }
+
+  /** {@code due_date}, when given: a calendar date {@code YYYY-MM-DD}. */
+  static void dueDate(Fields body) {
+    if (body.has("due_date")) {
+      String value = body.optionalString("due_date", 10, 10);
+      if (value != null) {
+        try {
+          if (!DATE.matcher(value).matches()) {
+            throw new DateTimeParseException("", value, 0);
+          }
+          LocalDate.parse(value);
+        } catch (DateTimeParseException e) {
+          body.issue("due_date", "must be a date, YYYY-MM-DD");
+        }
+      }
     }
   }
 }

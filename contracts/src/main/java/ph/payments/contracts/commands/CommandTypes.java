@@ -44,6 +44,14 @@ public final class CommandTypes {
   public static final String INVOICES_SEND = "invoices.send";
   public static final String INVOICES_VOID = "invoices.void";
 
+  /**
+   * An operator's activation-fee invoice of a merchant (operator API, issue 17): created sent and
+   * unnumbered, and voided by the operator only.
+   */
+  public static final String ACTIVATION_FEES_CREATE = "activation_fees.create";
+
+  public static final String ACTIVATION_FEES_VOID = "activation_fees.void";
+
   /** Message type of a reply on {@link ph.payments.contracts.Topics#COMMAND_REPLIES}. */
   public static final String REPLY = "command.reply";
 

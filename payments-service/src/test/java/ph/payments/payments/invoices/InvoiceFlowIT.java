@@ -136,6 +136,12 @@ class InvoiceFlowIT implements TestPropertyProvider {
     CommandReply payment = pay(merchant, invoiceId, amount);
     assertEquals(201, payment.status(), payment.body().toString());
     String paymentId = payment.body().get("id").asText();
+    succeed(merchant, paymentId);
+    return paymentId;
+  }
+
+  /** Succeeds a pending payment, the success command delivered twice (applied once). */
+  private void succeed(String merchant, String paymentId) {
     Command succeed =
         ServiceClient.command("test_helpers.payments.succeed", merchant, "test", paymentId, null);
     Envelope envelope =
@@ -148,7 +154,40 @@ class InvoiceFlowIT implements TestPropertyProvider {
     dispatcher.prepare(envelope);
     assertTrue(transactions.<Boolean>inTransaction(c -> dispatcher.dispatch(c, envelope)));
     assertFalse(transactions.<Boolean>inTransaction(c -> dispatcher.dispatch(c, envelope)));
-    return paymentId;
+  }
+
+  private String pending(String merchant, String invoiceId, String amount) {
+    CommandReply payment = pay(merchant, invoiceId, amount);
+    assertEquals(201, payment.status(), payment.body().toString());
+    return payment.body().get("id").asText();
+  }
+
+  private JsonNode payment(String merchant, String id) {
+    return service().json("/internal/payments/" + id, merchant, "test");
+  }
+
+  /** The refunds of a payment as (amount, reason, status), oldest first, read from its table. */
+  private List<String> refundsOf(String paymentId) {
+    return transactions.inTransaction(
+        connection -> {
+          List<String> refunds = new ArrayList<>();
+          try (var select =
+              connection.prepareStatement(
+                  "SELECT amount, reason, status FROM refunds WHERE payment_id = ? ORDER BY id")) {
+            select.setString(1, paymentId);
+            try (var rs = select.executeQuery()) {
+              while (rs.next()) {
+                refunds.add(
+                    rs.getBigDecimal(1).toPlainString()
+                        + " "
+                        + rs.getString(2)
+                        + " "
+                        + rs.getString(3));
+              }
+            }
+          }
+          return refunds;
+        });
   }
 
   private JsonNode invoice(String merchant, String id) {
@@ -723,5 +762,137 @@ class InvoiceFlowIT implements TestPropertyProvider {
     List<String> names = new ArrayList<>();
     node.fieldNames().forEachRemaining(names::add);
     return names;
+  }
+
+  @Test
+  void aSecondPaymentForTheSameRemainingIsRefundedWhenItSucceeds() {
+    String merchant = IdType.MERCHANT.generate();
+    String id = sent(merchant, "{" + lines(line("Cake", "1", "100")) + "}").get("id").asText();
+    // Two tabs, two pending payments of the whole remaining: neither moves the invoice yet.
+    String first = pending(merchant, id, null);
+    String second = pending(merchant, id, null);
+    succeed(merchant, first);
+    assertEquals("paid", invoice(merchant, id).get("status").asText());
+
+    succeed(merchant, second); // delivered twice: one refund
+    JsonNode v = invoice(merchant, id);
+    assertEquals("paid", v.get("status").asText());
+    assertMoney("100", v.get("amount_paid"));
+    assertMoney("0", v.get("amount_remaining"));
+    assertEquals(List.of("100.00 duplicate succeeded"), refundsOf(second));
+    assertEquals("refunded", payment(merchant, second).get("status").asText());
+    assertEquals(List.of(), refundsOf(first));
+    assertEquals(
+        List.of("payment.succeeded"),
+        service().eventTypes(second).stream().filter(t -> t.endsWith("succeeded")).toList(),
+        "succeeded once under the redelivered command");
+  }
+
+  @Test
+  void onlyThePartAboveTheRemainingIsRefunded() {
+    String merchant = IdType.MERCHANT.generate();
+    String id =
+        sent(merchant, "{" + lines(line("A", "1", "100")) + ",\"allow_partial_payment\":true}")
+            .get("id")
+            .asText();
+    String sixty = pending(merchant, id, "60");
+    String all = pending(merchant, id, "100");
+    succeed(merchant, sixty);
+    succeed(merchant, all);
+    JsonNode v = invoice(merchant, id);
+    assertEquals("paid", v.get("status").asText());
+    assertMoney("100", v.get("amount_paid"));
+    assertEquals(all, v.get("payment_id").asText());
+    assertEquals(List.of("60.00 duplicate succeeded"), refundsOf(all));
+    JsonNode kept = payment(merchant, all);
+    assertEquals("succeeded", kept.get("status").asText(), "40.00 of it is kept");
+    assertEquals(2, publicRead(v).get("payments").size());
+  }
+
+  @Test
+  void aPaymentCreatedBeforeAVoidIsRefundedInFullWhenItSucceeds() {
+    String merchant = IdType.MERCHANT.generate();
+    String id = sent(merchant, "{" + lines(line("A", "1", "100")) + "}").get("id").asText();
+    String late = pending(merchant, id, null);
+    assertEquals(200, command(CommandTypes.INVOICES_VOID, merchant, id, null).status());
+    succeed(merchant, late);
+    JsonNode v = invoice(merchant, id);
+    assertEquals("void", v.get("status").asText());
+    assertMoney("0", v.get("amount_paid"));
+    assertEquals(List.of("100.00 duplicate succeeded"), refundsOf(late));
+    assertEquals("refunded", payment(merchant, late).get("status").asText());
+  }
+
+  private CommandReply activationFee(String merchant, String body) {
+    return command(CommandTypes.ACTIVATION_FEES_CREATE, merchant, IdType.INVOICE.generate(), body);
+  }
+
+  @Test
+  void anActivationFeeIsPaidToThePlatformAndOnlyTheOperatorChangesIt() {
+    String merchant = IdType.MERCHANT.generate();
+    CommandReply created =
+        activationFee(merchant, "{\"amount\":5000,\"currency\":\"PHP\",\"notes\":\"One-time\"}");
+    assertEquals(201, created.status(), created.body().toString());
+    JsonNode fee = created.body();
+    String id = fee.get("id").asText();
+    assertEquals("activation_fee", fee.get("kind").asText());
+    assertEquals("sent", fee.get("status").asText());
+    assertTrue(fee.get("number").isNull(), "never numbered");
+    assertTrue(fee.get("sent_at").isNumber());
+    assertEquals("Activation fee", fee.get("line_items").get(0).get("description").asText());
+    assertMoney("5000", fee.get("amount"));
+    assertFalse(fee.get("allow_partial_payment").asBoolean());
+
+    // The merchant reads it but cannot change it.
+    for (String type :
+        List.of(
+            CommandTypes.INVOICES_UPDATE, CommandTypes.INVOICES_SEND, CommandTypes.INVOICES_VOID)) {
+      CommandReply refused = command(type, merchant, id, "{\"notes\":\"mine now\"}");
+      assertEquals(400, refused.status(), type);
+      assertEquals("invalid_state", refused.body().get("error").get("code").asText(), type);
+    }
+
+    // One open payment at a time; its fee is its whole amount.
+    String first = pending(merchant, id, null);
+    assertMoney("5000", payment(merchant, first).get("fee_amount"));
+    assertEquals("Activation fee", payment(merchant, first).get("description").asText());
+    CommandReply second = pay(merchant, id, null);
+    assertEquals(409, second.status());
+    assertEquals("conflict", second.body().get("error").get("code").asText());
+    CommandReply voidWhileOpen = command(CommandTypes.ACTIVATION_FEES_VOID, merchant, id, null);
+    assertEquals(409, voidWhileOpen.status(), voidWhileOpen.body().toString());
+
+    succeed(merchant, first);
+    JsonNode paid = payment(merchant, first);
+    assertMoney("0", paid.get("net_amount"));
+    assertMoney("5000", paid.get("fee_amount"));
+    assertEquals("paid", invoice(merchant, id).get("status").asText());
+    CommandReply refund =
+        command(
+            "refunds.create",
+            merchant,
+            IdType.REFUND.generate(),
+            "{\"payment\":\"" + first + "\"}");
+    assertEquals(400, refund.status());
+    assertEquals("invalid_state", refund.body().get("error").get("code").asText());
+    assertEquals(List.of(), refundsOf(first));
+    assertEquals(400, command(CommandTypes.ACTIVATION_FEES_VOID, merchant, id, null).status());
+
+    // The operator withdraws an unpaid one, and never a merchant's own invoice.
+    String unpaid =
+        activationFee(merchant, "{\"amount\":100,\"currency\":\"PHP\"}").body().get("id").asText();
+    CommandReply withdrawn = command(CommandTypes.ACTIVATION_FEES_VOID, merchant, unpaid, null);
+    assertEquals(200, withdrawn.status());
+    assertEquals("void", withdrawn.body().get("status").asText());
+    String own = sent(merchant, "{" + lines(line("A", "1", "100")) + "}").get("id").asText();
+    assertEquals(400, command(CommandTypes.ACTIVATION_FEES_VOID, merchant, own, null).status());
+    assertEquals(
+        404,
+        command(CommandTypes.ACTIVATION_FEES_VOID, IdType.MERCHANT.generate(), unpaid, null)
+            .status());
+    CommandReply pastDue =
+        activationFee(
+            merchant, "{\"amount\":100,\"currency\":\"PHP\",\"due_date\":\"2001-01-01\"}");
+    assertEquals(400, pastDue.status());
   }
 }

@@ -8,6 +8,7 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.util.Optional;
 import ph.payments.payments.invoices.domain.Invoice;
+import ph.payments.payments.invoices.domain.InvoiceKind;
 import ph.payments.payments.invoices.domain.InvoiceTokens;
 import ph.payments.payments.invoices.persistence.JdbcInvoices;
 import ph.payments.payments.invoices.web.InvoiceJson;
@@ -63,24 +64,54 @@ public class Invoices {
         .filter(v -> v.merchantId().equals(merchantId) && v.environment().equals(environment));
   }
 
+  /** A payment of the invoice that may still succeed (pending or processing), if any. */
+  public Optional<String> openPaymentOf(Connection connection, String invoiceId)
+      throws SQLException {
+    return invoices.openPaymentOf(connection, invoiceId);
+  }
+
+  /**
+   * Whether the payment pays an activation fee: the platform's money, which no merchant refunds.
+   */
+  public boolean paysActivationFee(Connection connection, String paymentId) throws SQLException {
+    return invoices
+        .kindPaidBy(connection, paymentId)
+        .filter(kind -> kind == InvoiceKind.ACTIVATION_FEE)
+        .isPresent();
+  }
+
   /** Ties the payment, inserted in this transaction, to the invoice it pays. */
   public void linkPayment(Connection connection, String paymentId, String invoiceId)
       throws SQLException {
     invoices.linkPayment(connection, paymentId, invoiceId);
   }
 
+  /** A succeeded payment counted on the invoice it pays. */
+  public record Counted(Invoice invoice, BigDecimal excess) {
+
+    /** Whether part of the payment is more than the invoice took and must go back. */
+    public boolean overpaid() {
+      return excess.signum() > 0;
+    }
+  }
+
   /**
-   * Counts a payment of an invoice that succeeded at {@code at} ({@link Invoice#paid}); nothing
-   * when the payment pays no invoice. Call it only from the payment's move to {@code succeeded}, in
-   * that transaction: the move happens once per payment, so this does too.
+   * Counts a payment of an invoice that succeeded at {@code at} ({@link Invoice#paid}); empty when
+   * the payment pays no invoice. Call it only from the payment's move to {@code succeeded}, in that
+   * transaction: the move happens once per payment, so this does too. The answer tells what of the
+   * payment the invoice did not take ({@link Invoice#excessOf}), measured before counting it.
    */
-  public void paymentSucceeded(
+  public Optional<Counted> paymentSucceeded(
       Connection connection, String paymentId, BigDecimal amount, Instant at) throws SQLException {
     Optional<String> invoiceId = invoices.invoiceOf(connection, paymentId);
-    if (invoiceId.isPresent()) {
-      Invoice invoice = invoices.lock(connection, invoiceId.get()).orElseThrow();
-      invoices.update(connection, invoice.paid(paymentId, amount, at));
+    if (invoiceId.isEmpty()) {
+      return Optional.empty();
     }
+    Invoice invoice = invoices.lock(connection, invoiceId.get()).orElseThrow();
+    BigDecimal excess = invoice.excessOf(amount);
+    Invoice counted = invoice.paid(paymentId, amount, at);
+    invoices.update(connection, counted);
+    return Optional.of(new Counted(counted, excess));
   }
 
   /**

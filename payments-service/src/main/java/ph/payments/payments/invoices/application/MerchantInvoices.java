@@ -5,6 +5,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Optional;
 import ph.payments.payments.invoices.domain.Invoice;
+import ph.payments.payments.invoices.domain.InvoiceKind;
 import ph.payments.payments.invoices.persistence.JdbcInvoices;
 import ph.payments.platform.errors.ApiException;
 import ph.payments.platform.errors.ErrorCode;
@@ -44,5 +45,20 @@ public class MerchantInvoices {
           "This invoice belongs to the other environment; use a key of that environment.");
     }
     return found.get();
+  }
+
+  /**
+   * {@link #require}, locked, for a merchant's change (update, send, void): an activation fee is
+   * the operator's to change, 400 {@code invalid_state}.
+   */
+  public Invoice requireChangeable(
+      Connection connection, String id, String merchantId, String environment) throws SQLException {
+    Invoice invoice = require(connection, id, merchantId, environment, true);
+    if (invoice.kind() == InvoiceKind.ACTIVATION_FEE) {
+      throw new ApiException(
+          ErrorCode.INVALID_STATE,
+          "This is an activation fee billed by the platform: it is paid, not changed.");
+    }
+    return invoice;
   }
 }

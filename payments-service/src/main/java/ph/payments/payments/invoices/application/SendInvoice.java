@@ -58,8 +58,8 @@ public class SendInvoice implements CommandHandler {
     Invoice v;
     try {
       v =
-          merchantInvoices.require(
-              connection, command.resourceId(), command.merchantId(), command.environment(), true);
+          merchantInvoices.requireChangeable(
+              connection, command.resourceId(), command.merchantId(), command.environment());
     } catch (ApiException e) {
       return CommandReplies.rejected(command, e.code(), e.getMessage());
     }

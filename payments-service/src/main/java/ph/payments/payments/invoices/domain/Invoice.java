@@ -10,8 +10,10 @@ import ph.payments.platform.errors.ErrorCode;
 
 /**
  * An invoice (SPEC part 2 "Invoice"). {@code amount_remaining} is derived: amount − amount_paid,
- * never below 0 (an overpayment, two payments racing for the same remaining, shows as amount_paid
- * above amount; docs/invoices.md). {@code metadata} is JSON text so the domain stays plain Java.
+ * never below 0. A payment that succeeds for more than the invoice still takes (two payments racing
+ * for the same remaining, or one created before a void) counts in full, and its {@link #excessOf
+ * excess} is refunded at once in the same transaction, which takes it back out of amount_paid
+ * (docs/invoices.md "Overpayment"). {@code metadata} is JSON text so the domain stays plain Java.
  *
  * @param token the public page's token ({@code /i/{token}}), drawn at creation
  * @param balanceDueAnnouncedAt when {@code invoice.balance_due} was written (once per invoice)
@@ -205,6 +207,19 @@ public record Invoice(
       }
     }
     return with(next, total, paymentId, paidAtNext, voidAt, forfeitedAt, at);
+  }
+
+  /**
+   * What of a payment of {@code paid} this invoice does not take, before the payment is counted:
+   * the part above the remaining while it takes payments, all of it otherwise (void, forfeited,
+   * paid). Zero when the invoice takes the whole payment.
+   */
+  public BigDecimal excessOf(BigDecimal paid) {
+    if (!payable()) {
+      return paid;
+    }
+    BigDecimal excess = paid.subtract(amountRemaining());
+    return excess.signum() > 0 ? excess : BigDecimal.ZERO.setScale(InvoiceMoney.SCALE);
   }
 
   /** Voided now (the caller checked {@link InvoiceTransitions#allows}). */

@@ -6,7 +6,10 @@ import java.util.Locale;
 public enum InvoiceKind {
   /** A merchant's invoice to its customer, numbered {@code INV-YYYY-NNNN} when sent. */
   INVOICE,
-  /** An operator's invoice of a merchant's activation fee: never numbered (not built yet). */
+  /**
+   * An operator's invoice of a merchant's activation fee ({@code activation_fees.create}): never
+   * numbered; paid to the platform.
+   */
   ACTIVATION_FEE;
 
   public String wire() {

@@ -154,6 +154,35 @@ public class JdbcInvoices {
     }
   }
 
+  /** A payment of the invoice that may still succeed (pending or processing), if any. */
+  public Optional<String> openPaymentOf(Connection connection, String invoiceId)
+      throws SQLException {
+    try (PreparedStatement select =
+        connection.prepareStatement(
+            "SELECT p.id FROM invoice_payments ip JOIN payments p ON p.id = ip.payment_id"
+                + " WHERE ip.invoice_id = ? AND p.status IN ('pending', 'processing')"
+                + " ORDER BY p.id LIMIT 1")) {
+      select.setString(1, invoiceId);
+      try (ResultSet rs = select.executeQuery()) {
+        return rs.next() ? Optional.of(rs.getString(1)) : Optional.empty();
+      }
+    }
+  }
+
+  /** The kind of the invoice a payment pays, if it pays one. */
+  public Optional<InvoiceKind> kindPaidBy(Connection connection, String paymentId)
+      throws SQLException {
+    try (PreparedStatement select =
+        connection.prepareStatement(
+            "SELECT i.kind FROM invoice_payments ip JOIN invoices i ON i.id = ip.invoice_id"
+                + " WHERE ip.payment_id = ?")) {
+      select.setString(1, paymentId);
+      try (ResultSet rs = select.executeQuery()) {
+        return rs.next() ? Optional.of(InvoiceKind.fromWire(rs.getString(1))) : Optional.empty();
+      }
+    }
+  }
+
   /** A succeeded (or later refunded) payment of an invoice, as its page shows it. */
   public record PaidPayment(
       String id, BigDecimal amount, String method, Instant succeededAt, String checkoutToken) {}

@@ -16,6 +16,7 @@ import ph.payments.contracts.commands.CommandReply;
 import ph.payments.payments.customers.application.MerchantCustomers;
 import ph.payments.payments.invoices.application.Invoices;
 import ph.payments.payments.invoices.domain.Invoice;
+import ph.payments.payments.invoices.domain.InvoiceKind;
 import ph.payments.payments.links.application.PaymentLinks;
 import ph.payments.payments.links.domain.PaymentLink;
 import ph.payments.payments.payments.domain.CheckoutTokens;
@@ -129,6 +130,19 @@ public class CreatePayment implements CommandHandler {
             ? CommandReplies.invalid(command, refused.issues())
             : CommandReplies.rejected(command, refused.code(), refused.message());
       }
+      if (invoice.kind() == InvoiceKind.ACTIVATION_FEE) {
+        // Its payments cannot be refunded from the merchant's balance, so they must not overpay.
+        Optional<String> open = invoices.openPaymentOf(connection, invoice.id());
+        if (open.isPresent()) {
+          return CommandReplies.rejected(
+              command,
+              ErrorCode.CONFLICT,
+              "Payment "
+                  + open.get()
+                  + " of this activation fee is still open; finish it, or start another once it"
+                  + " has expired.");
+        }
+      }
       method = body.get("method").asText();
       currency = invoice.currency();
       amountValue = ((Invoice.Accepted) charge).amount();
@@ -214,13 +228,16 @@ public class CreatePayment implements CommandHandler {
             .orElse(
                 link != null
                     ? link.description()
-                    : invoice != null && invoice.number() != null
-                        ? "Invoice " + invoice.number()
-                        : null);
+                    : invoice == null
+                        ? null
+                        : invoice.number() != null
+                            ? "Invoice " + invoice.number()
+                            : invoice.description());
     String returnUrl =
         text(body, "return_url")
             .orElse(
                 link != null ? link.successUrl() : invoice != null ? invoices.url(invoice) : null);
+    boolean activationFee = invoice != null && invoice.kind() == InvoiceKind.ACTIVATION_FEE;
     Instant now = clock.instant();
     Instant expiresAt = now.plus(expiry);
     ProviderAdapter.Registered registered =
@@ -259,7 +276,9 @@ public class CreatePayment implements CommandHandler {
                 : ph.payments.platform.json.Json.mapper().createObjectNode(),
             customerId,
             linkId,
-            fees.scheduleFor(connection, command.merchantId(), method).feeFor(amount),
+            activationFee
+                ? amount // the platform's revenue: the merchant's balance gets nothing
+                : fees.scheduleFor(connection, command.merchantId(), method).feeFor(amount),
             null,
             Money.zero(currency),
             text(body, "idempotency_key").orElse(null),

@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Optional;
 import ph.payments.contracts.commands.Command;
 import ph.payments.contracts.commands.CommandReply;
+import ph.payments.payments.invoices.application.Invoices;
 import ph.payments.payments.payments.application.MerchantPayments;
 import ph.payments.payments.payments.domain.Payment;
 import ph.payments.payments.payments.domain.PaymentStatus;
@@ -22,6 +23,7 @@ import ph.payments.platform.commands.CommandHandler;
 import ph.payments.platform.commands.CommandReplies;
 import ph.payments.platform.errors.ApiException;
 import ph.payments.platform.errors.ErrorCode;
+import ph.payments.platform.ids.RefundId;
 import ph.payments.platform.money.InvalidAmountException;
 import ph.payments.platform.money.Money;
 
@@ -46,6 +48,7 @@ public class CreateRefund implements CommandHandler {
   private final JdbcRefunds refunds;
   private final RefundMoves moves;
   private final ProviderRouter providers;
+  private final Invoices invoices;
   private final Clock clock;
 
   public CreateRefund(
@@ -53,11 +56,13 @@ public class CreateRefund implements CommandHandler {
       JdbcRefunds refunds,
       RefundMoves moves,
       ProviderRouter providers,
+      Invoices invoices,
       Clock clock) {
     this.merchantPayments = merchantPayments;
     this.refunds = refunds;
     this.moves = moves;
     this.providers = providers;
+    this.invoices = invoices;
     this.clock = clock;
   }
 
@@ -88,6 +93,12 @@ public class CreateRefund implements CommandHandler {
           "The payment is "
               + payment.status().wire()
               + "; only a succeeded payment can be refunded.");
+    }
+    if (invoices.paysActivationFee(connection, payment.id())) {
+      return CommandReplies.rejected(
+          command,
+          ErrorCode.INVALID_STATE,
+          "This payment paid an activation fee to the platform; only the platform refunds it.");
     }
     String currency = payment.currency();
     Money refundable =
@@ -122,8 +133,10 @@ public class CreateRefund implements CommandHandler {
       }
       amount = refundable;
     }
-    Optional<ProviderAdapter> route = providers.byName(command.environment(), payment.provider());
-    if (route.isEmpty()) {
+    Optional<Refund> refund =
+        handOver(
+            connection, command.resourceId(), payment, amount, body.path("reason").asText(null));
+    if (refund.isEmpty()) {
       // A live payment whose provider live mode no longer uses (LIVE_CONNECTORS changed): the
       // refund must not go through a provider that moves no money.
       return CommandReplies.rejected(
@@ -131,25 +144,49 @@ public class CreateRefund implements CommandHandler {
           ErrorCode.NO_ROUTE,
           "The payment's provider " + payment.provider() + " is not available for refunds.");
     }
+    return CommandReplies.ok(command, 201, RefundJson.of(refund.get()));
+  }
+
+  /**
+   * Gives back what an invoice did not take of a payment that just succeeded ({@link
+   * ph.payments.payments.invoices.application.Invoices.Counted}), in the transaction of that
+   * success: a refund of {@code excess} with reason {@code duplicate}, through the payment's
+   * provider like any other, announced by its events. Empty when the provider is no longer
+   * available to refund through (the excess then stays counted, and the caller says so).
+   *
+   * @param payment the payment, succeeded in this transaction
+   */
+  public Optional<Refund> refundExcess(Connection connection, Payment payment, Money excess)
+      throws SQLException {
+    return handOver(connection, RefundId.generate().value(), payment, excess, "duplicate");
+  }
+
+  /**
+   * Hands a refund of {@code amount} (already checked against what remains refundable) to the
+   * payment's provider and records it with its first state; empty when no provider serves it.
+   */
+  private Optional<Refund> handOver(
+      Connection connection, String refundId, Payment payment, Money amount, String reason)
+      throws SQLException {
+    Optional<ProviderAdapter> route = providers.byName(payment.environment(), payment.provider());
+    if (route.isEmpty()) {
+      return Optional.empty();
+    }
     ProviderAdapter provider = route.get();
     ProviderAdapter.RefundAccepted accepted =
         provider.refund(
             connection,
             new ProviderAdapter.RefundRequest(
-                command.resourceId(),
-                payment.id(),
-                payment.providerRef(),
-                command.environment(),
-                amount));
+                refundId, payment.id(), payment.providerRef(), payment.environment(), amount));
     Instant now = clock.instant();
     Refund handedOver =
         Refund.handedOver(
-            command.resourceId(),
-            command.merchantId(),
-            command.environment(),
+            refundId,
+            payment.merchantId(),
+            payment.environment(),
             payment.id(),
             amount,
-            body.path("reason").asText(null),
+            reason,
             provider.name(),
             accepted.providerRef(),
             now);
@@ -168,7 +205,7 @@ public class CreateRefund implements CommandHandler {
                     connection, payment, handedOver, (r, at) -> r.failed(accepted.failure(), at)));
           }
         };
-    return CommandReplies.ok(command, 201, RefundJson.of(refund));
+    return Optional.of(refund);
   }
 
   private Refund created(Connection connection, Refund.Move move) throws SQLException {
