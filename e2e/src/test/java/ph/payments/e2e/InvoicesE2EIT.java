@@ -344,4 +344,148 @@ class InvoicesE2EIT {
     }
     assertTrue(failures.isEmpty(), String.join("\n", failures));
   }
+
+  /**
+   * Two things only the whole system shows: an activation fee billed through the operator API and
+   * paid by the merchant lands on the platform's fee account and not on the merchant's balance; and
+   * a payment that succeeds for an invoice another payment has paid already is refunded at once, so
+   * the balance holds only what the invoice asked for.
+   */
+  @Test
+  void anActivationFeeCreditsThePlatformAndAnInvoiceOverpaymentIsRefunded() throws Exception {
+    Merchant operator = new Merchant(system.gatewayUrl(), system.adminToken);
+    JsonNode signedUp =
+        ok(
+            operator.post(
+                "/admin/v1/merchants", "{\"name\":\"Sari-sari\",\"email\":\"fee@example.com\"}"),
+            201);
+    String merchantId = signedUp.get("id").asText();
+    Merchant store = new Merchant(system.gatewayUrl(), signedUp.at("/api_keys/0/secret").asText());
+
+    expect(
+        operator.post(
+            "/admin/v1/merchants/" + merchantId + "/activation_fee_invoices",
+            "{\"amount\":0,\"environment\":\"test\"}"),
+        400,
+        "invalid_request");
+    expect(
+        operator.post(
+            "/admin/v1/merchants/mer_nope/activation_fee_invoices",
+            "{\"amount\":500,\"environment\":\"test\"}"),
+        404,
+        "not_found");
+    expect(
+        store.post(
+            "/admin/v1/merchants/" + merchantId + "/activation_fee_invoices",
+            "{\"amount\":500,\"environment\":\"test\"}"),
+        401,
+        "unauthenticated");
+    JsonNode fee =
+        ok(
+            operator.post(
+                "/admin/v1/merchants/" + merchantId + "/activation_fee_invoices",
+                "{\"amount\":500,\"environment\":\"test\",\"due_date\":\"2099-12-31\"}"),
+            201);
+    String feeId = fee.get("id").asText();
+    assertEquals("activation_fee", fee.get("kind").asText());
+    assertTrue(fee.get("number").isNull());
+    assertEquals(fee, ok(store.get("/v1/invoices/" + feeId), 200));
+    expect(store.post("/v1/invoices/" + feeId + "/void", null), 400, "invalid_state");
+
+    JsonNode feePayment =
+        ok(
+            store.post(
+                "/v1/payments", "{\"invoice_id\":\"" + feeId + "\",\"method\":\"bank_transfer\"}"),
+            201);
+    expect(
+        store.post("/v1/payments", "{\"invoice_id\":\"" + feeId + "\",\"method\":\"card\"}"),
+        409,
+        "conflict");
+    String feePaymentId = feePayment.get("id").asText();
+    ok(store.post("/v1/test_helpers/payments/" + feePaymentId + "/succeed", null), 200);
+    assertEquals("paid", ok(store.get("/v1/invoices/" + feeId), 200).get("status").asText());
+    expect(
+        store.post("/v1/refunds", "{\"payment\":\"" + feePaymentId + "\"}"), 400, "invalid_state");
+
+    // An invoice of the store's own, paid twice from two tabs.
+    JsonNode invoice =
+        ok(
+            store.post(
+                "/v1/invoices",
+                "{\"line_items\":[{\"description\":\"Rice\",\"quantity\":2,\"unit_amount\":50}]}"),
+            201);
+    String invoiceId = invoice.get("id").asText();
+    ok(store.post("/v1/invoices/" + invoiceId + "/send", null), 200);
+    String pay = "{\"invoice_id\":\"" + invoiceId + "\",\"method\":\"card\"}";
+    JsonNode first = ok(store.post("/v1/payments", pay), 201);
+    JsonNode second = ok(store.post("/v1/payments", pay), 201);
+    ok(store.post("/v1/test_helpers/payments/" + first.get("id").asText() + "/succeed", null), 200);
+    ok(
+        store.post("/v1/test_helpers/payments/" + second.get("id").asText() + "/succeed", null),
+        200);
+    JsonNode paid = ok(store.get("/v1/invoices/" + invoiceId), 200);
+    assertEquals("paid", paid.get("status").asText());
+    assertEquals("100.00", paid.get("amount_paid").decimalValue().toPlainString());
+    List<JsonNode> refunds = new ArrayList<>();
+    for (JsonNode refund : store.listAll("/v1/refunds")) {
+      if (refund.get("payment").asText().equals(second.get("id").asText())) {
+        refunds.add(refund);
+      }
+    }
+    assertEquals(1, refunds.size(), refunds.toString());
+    assertEquals("100.00", refunds.get(0).get("amount").decimalValue().toPlainString());
+    assertEquals("duplicate", refunds.get(0).get("reason").asText());
+    assertEquals("succeeded", refunds.get(0).get("status").asText());
+
+    // The ledger: the fee's whole amount on the platform's fee account, nothing on the merchant's
+    // available balance; the invoice's money net of fees once, the duplicate in and back out.
+    String statement = "";
+    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    while (System.nanoTime() < deadline
+        && !(statement.contains(feePaymentId)
+            && statement.contains(first.get("id").asText())
+            && statement.contains(second.get("id").asText())
+            && statement.contains(refunds.get(0).get("id").asText()))) {
+      Thread.sleep(200);
+      statement =
+          operator
+              .get("/admin/v1/merchants/" + merchantId + "/statement?environment=test")
+              .raw()
+              .body();
+    }
+    List<String> feeLines = new ArrayList<>();
+    for (String line : statement.split("\n")) {
+      String[] column = line.split(",");
+      if (column.length > 9 && column[5].equals(feePaymentId)) {
+        feeLines.add(column[7] + " " + column[9]);
+      }
+    }
+    assertEquals(
+        List.of("platform_fees 500.00", "provider_clearing -500.00"),
+        feeLines.stream().sorted().toList(),
+        "the activation fee's postings");
+    JsonNode balance = ok(store.get("/v1/balance?currency=PHP"), 200);
+    java.math.BigDecimal nets =
+        first
+            .get("amount")
+            .decimalValue()
+            .subtract(
+                ok(store.get("/v1/payments/" + first.get("id").asText()), 200)
+                    .get("fee_amount")
+                    .decimalValue());
+    java.math.BigDecimal secondNet =
+        second
+            .get("amount")
+            .decimalValue()
+            .subtract(
+                ok(store.get("/v1/payments/" + second.get("id").asText()), 200)
+                    .get("fee_amount")
+                    .decimalValue());
+    assertEquals(
+        0,
+        nets.add(secondNet)
+            .subtract(new java.math.BigDecimal("100"))
+            .compareTo(balance.get("available").decimalValue()),
+        "available is the two nets less the refund, and no activation fee: " + balance);
+  }
 }
