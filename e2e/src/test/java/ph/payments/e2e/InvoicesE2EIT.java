@@ -437,6 +437,19 @@ class InvoicesE2EIT {
     assertEquals("duplicate", refunds.get(0).get("reason").asText());
     assertEquals("succeeded", refunds.get(0).get("status").asText());
 
+    // A refund the merchant makes reopens the invoice for what it gave back.
+    JsonNode giveBack =
+        ok(
+            store.post(
+                "/v1/refunds", "{\"payment\":\"" + first.get("id").asText() + "\",\"amount\":30}"),
+            201);
+    assertEquals("succeeded", giveBack.get("status").asText());
+    JsonNode reopened = ok(store.get("/v1/invoices/" + invoiceId), 200);
+    assertEquals("partial", reopened.get("status").asText());
+    assertEquals("70.00", reopened.get("amount_paid").decimalValue().toPlainString());
+    assertEquals("30.00", reopened.get("amount_remaining").decimalValue().toPlainString());
+    assertTrue(reopened.get("paid_at").isNull());
+
     // The ledger: the fee's whole amount on the platform's fee account, nothing on the merchant's
     // available balance; the invoice's money net of fees once, the duplicate in and back out.
     String statement = "";
@@ -445,7 +458,8 @@ class InvoicesE2EIT {
         && !(statement.contains(feePaymentId)
             && statement.contains(first.get("id").asText())
             && statement.contains(second.get("id").asText())
-            && statement.contains(refunds.get(0).get("id").asText()))) {
+            && statement.contains(refunds.get(0).get("id").asText())
+            && statement.contains(giveBack.get("id").asText()))) {
       Thread.sleep(200);
       statement =
           operator
@@ -484,8 +498,8 @@ class InvoicesE2EIT {
     assertEquals(
         0,
         nets.add(secondNet)
-            .subtract(new java.math.BigDecimal("100"))
+            .subtract(new java.math.BigDecimal("130"))
             .compareTo(balance.get("available").decimalValue()),
-        "available is the two nets less the refund, and no activation fee: " + balance);
+        "available is the two nets less the two refunds, and no activation fee: " + balance);
   }
 }
