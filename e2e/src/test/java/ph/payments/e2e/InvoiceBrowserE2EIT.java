@@ -201,6 +201,39 @@ class InvoiceBrowserE2EIT {
     assertFalse(browser.driver.getPageSource().contains(id(draft)), "no invoice id on the page");
   }
 
+  /**
+   * A payment that succeeds elsewhere (a QR paid from the phone while the invoice is open on a
+   * laptop) shows on the open page without a reload by hand: the page polls its status.
+   */
+  @Test
+  void anOpenInvoicePageShowsAPaymentThatSucceedsElsewhere() throws Exception {
+    Map<String, Object> line = new LinkedHashMap<>();
+    line.put("description", "Ube cake");
+    line.put("quantity", 1);
+    line.put("unit_amount", new BigDecimal("950.00"));
+    JsonNode draft = created(merchant.post("/v1/invoices", json("line_items", List.of(line))));
+    JsonNode sent = ok(merchant.post("/v1/invoices/" + id(draft) + "/send", ""));
+    browser.open(sent.get("url").asText());
+    assertEquals("sent", invoiceStatus());
+    JsonNode payment =
+        created(
+            merchant.post(
+                "/v1/payments", json("invoice_id", id(draft), "method", "bank_transfer")));
+    ok(merchant.post("/v1/test_helpers/payments/" + id(payment) + "/succeed", ""));
+    waitFor(
+        "the open page to show the invoice paid",
+        d -> {
+          try {
+            return "paid".equals(invoiceStatus());
+          } catch (org.openqa.selenium.WebDriverException reloading) {
+            return false;
+          }
+        });
+    assertPage("inv-8-paid-elsewhere");
+    assertEquals("₱950.00", text("#amount-paid"));
+    assertEquals(1, browser.findAll(".invoice-payment").size());
+  }
+
   // ------------------------------------------------------------------ page checks
 
   /**

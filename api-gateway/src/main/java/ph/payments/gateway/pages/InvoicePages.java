@@ -71,6 +71,26 @@ public class InvoicePages {
     return render(request, token, invoice.get(), null, null);
   }
 
+  /**
+   * What the page's script polls while the invoice takes payments (the page's {@code
+   * data-poll-state}): status and amount paid, so a payment that succeeds while the customer looks
+   * at the page (a QR paid from a phone, a bank transfer) shows without a manual reload.
+   */
+  @ClientAddressLimited(ClientAddressLimits.Kind.CHECKOUT)
+  @Get(uri = "/i/{token}/status", produces = MediaType.APPLICATION_JSON)
+  public HttpResponse<String> status(String token) {
+    JsonNode invoice = reads.invoice(token).orElseThrow(() -> ApiException.notFound("invoice"));
+    ObjectNode json = Json.mapper().createObjectNode();
+    json.put("status", invoice.path("status").asText());
+    json.put("state", pollState(invoice));
+    return Pages.secured(HttpResponse.ok(Json.toText(json)))
+        .contentType(MediaType.APPLICATION_JSON_TYPE);
+  }
+
+  private static String pollState(JsonNode invoice) {
+    return invoice.path("status").asText() + ":" + decimal(invoice, "amount_paid").toPlainString();
+  }
+
   @ClientAddressLimited(ClientAddressLimits.Kind.PAGE_FORM)
   @Post(
       uri = "/i/{token}",
@@ -271,6 +291,7 @@ public class InvoicePages {
     m.put("merchant", merchantOf(invoice));
     m.put("number", text(invoice, "number"));
     m.put("status", status);
+    m.put("pollState", payable ? pollState(invoice) : null);
     m.put("statusLabel", statusLabel(status, forfeited, stage));
     m.put("statusClass", "status-" + (forfeited ? "void" : status));
     m.put("customer", text(invoice, "customer_name"));
