@@ -119,7 +119,8 @@
     month: "short",
     year: "numeric",
     hour: "numeric",
-    minute: "2-digit"
+    minute: "2-digit",
+    hour12: true
   });
   var dateOnly = new Intl.DateTimeFormat("en-PH", {
     timeZone: ZONE,
@@ -134,18 +135,37 @@
     year: "numeric"
   });
 
-  /** Unix seconds (SPEC timestamps) as "25 Nov 2026, 9:35 PM" in Manila. */
+  function partsOf(format, date) {
+    var parts = {};
+    format.formatToParts(date).forEach(function (part) {
+      parts[part.type] = part.value;
+    });
+    return parts;
+  }
+
+  /**
+   * Unix seconds (SPEC timestamps) as the hosted pages write them, in Manila: "25 Nov 2026, 9:35
+   * PM"; without the year when it is this year's ("25 Nov, 9:35 PM").
+   */
   function when(seconds) {
     if (typeof seconds !== "number" || !isFinite(seconds)) {
       return "";
     }
-    return dateTime.format(new Date(seconds * 1000));
+    var p = partsOf(dateTime, new Date(seconds * 1000));
+    var thisYear = partsOf(dateTime, new Date()).year === p.year;
+    return p.day + "\u00a0" + p.month + (thisYear ? "" : "\u00a0" + p.year) + ", " + p.hour + ":" +
+      p.minute + "\u00a0" + String(p.dayPeriod || "").toUpperCase();
+  }
+
+  function dayMonthYear(format, date) {
+    var p = partsOf(format, date);
+    return p.day + "\u00a0" + p.month + "\u00a0" + p.year;
   }
 
   /** Unix seconds as the day in Manila, "25 Nov 2026". */
   function dateOf(seconds) {
     return typeof seconds === "number" && isFinite(seconds)
-      ? dateOnly.format(new Date(seconds * 1000))
+      ? dayMonthYear(dateOnly, new Date(seconds * 1000))
       : "";
   }
 
@@ -155,11 +175,12 @@
     if (!parts) {
       return "";
     }
-    return dayOnly.format(new Date(Date.UTC(+parts[1], +parts[2] - 1, +parts[3])));
+    return dayMonthYear(dayOnly, new Date(Date.UTC(+parts[1], +parts[2] - 1, +parts[3])));
   }
 
+  /** A method's name for people ("QR Ph" for rail1_qr), kept on one line. */
   function methodLabel(method) {
-    return METHODS[method] || (typeof method === "string" ? method : "");
+    return (METHODS[method] || (typeof method === "string" ? method : "")).replace(/ /g, "\u00a0");
   }
 
   function humanize(code) {
@@ -243,9 +264,17 @@
     ".merchant { font-size: 1.0625rem; font-weight: 650; overflow-wrap: anywhere; }",
     ".env { flex: none; font-size: 0.75rem; font-weight: 600; padding: 0.125rem 0.5rem;",
     "  border-radius: 999px; background: #fde68a; color: #3d2a00; }",
-    ".tabs { display: flex; gap: 0.25rem; overflow-x: auto; scrollbar-width: none;",
+    ".detail:focus { outline: none; }",
+    ".tabs { position: relative; display: flex; gap: 0.25rem; overflow-x: auto; scrollbar-width: none;",
     "  padding: 0 0.75rem; border-bottom: 1px solid #e4e7eb; }",
     ".tabs::-webkit-scrollbar { display: none; }",
+    ".tabs.more-right { -webkit-mask-image: linear-gradient(to right, #000 80%, transparent);",
+    "  mask-image: linear-gradient(to right, #000 80%, transparent); }",
+    ".tabs.more-left { -webkit-mask-image: linear-gradient(to left, #000 80%, transparent);",
+    "  mask-image: linear-gradient(to left, #000 80%, transparent); }",
+    ".tabs.more-left.more-right { -webkit-mask-image: linear-gradient(to right, transparent,",
+    "  #000 20%, #000 80%, transparent); mask-image: linear-gradient(to right, transparent,",
+    "  #000 20%, #000 80%, transparent); }",
     ".tab { flex: none; font: inherit; font-weight: 600; font-size: 0.875rem; color: #52606d;",
     "  background: none; border: 0; border-bottom: 2px solid transparent; cursor: pointer;",
     "  padding: 0.625rem 0.5rem; margin-bottom: -1px; min-height: 2.75rem; }",
@@ -261,7 +290,8 @@
     "  font: inherit; color: inherit; background: none; border: 0; }",
     "button.line { cursor: pointer; border-radius: 0.375rem; }",
     "button.line:hover .primary { color: var(--accent); }",
-    ".primary { font-weight: 600; overflow-wrap: anywhere; min-width: 0; }",
+    ".primary { font-weight: 600; overflow-wrap: anywhere; min-width: 0; display: -webkit-box;",
+    "  -webkit-box-orient: vertical; -webkit-line-clamp: 2; overflow: hidden; }",
     ".amount { font-weight: 650; text-align: right; white-space: nowrap;",
     "  font-variant-numeric: tabular-nums; }",
     ".secondary { color: #52606d; font-size: 0.8125rem; overflow-wrap: anywhere; min-width: 0; }",
@@ -628,7 +658,29 @@
       this._bar = bar;
       this._panel.appendChild(bar);
       this._panel.appendChild(this._body);
+      // On a phone the tabs scroll sideways; a fading edge says there are more.
+      var edges = function () {
+        var room = bar.scrollWidth - bar.clientWidth;
+        bar.classList.toggle("more-left", bar.scrollLeft > 2);
+        bar.classList.toggle("more-right", room - bar.scrollLeft > 2);
+      };
+      bar.addEventListener("scroll", edges, { passive: true });
+      if (typeof ResizeObserver === "function") {
+        new ResizeObserver(edges).observe(bar);
+      }
+      this._edges = edges;
       this._select(tabs.indexOf(this._tab) >= 0 ? this._tab : tabs[0], generation);
+    }
+
+    /** Scrolls the tab strip (not the page) so that the chosen tab shows whole. */
+    _reveal(button) {
+      var bar = this._bar;
+      var left = button.offsetLeft; // the strip is positioned: its own offsetParent
+      if (left < bar.scrollLeft) {
+        bar.scrollLeft = Math.max(0, left - 24);
+      } else if (left + button.offsetWidth > bar.scrollLeft + bar.clientWidth) {
+        bar.scrollLeft = left + button.offsetWidth - bar.clientWidth + 24;
+      }
     }
 
     _select(tab, generation) {
@@ -640,7 +692,13 @@
         var on = button.getAttribute("data-tab") === tab;
         button.setAttribute("aria-selected", on ? "true" : "false");
         button.setAttribute("tabindex", on ? "0" : "-1");
-      });
+        if (on) {
+          this._reveal(button);
+        }
+      }, this);
+      if (this._edges) {
+        this._edges();
+      }
       this._body.setAttribute("aria-label", TAB_LABELS[tab]);
       clear(this._body);
       // A tab's list is fetched again each time it is chosen: it shows what is true now.
@@ -757,13 +815,13 @@
           };
         case "invoices": {
           var open = item.status === "sent" || item.status === "partial";
-          var remaining = open && typeof item.amount_remaining === "number"
-            ? money(item.amount_remaining, item.currency) + " due" : "";
-          var due = item.due_date ? "Due " + day(item.due_date) : "";
+          var left = item.status === "partial" && typeof item.amount_remaining === "number"
+            ? money(item.amount_remaining, item.currency) + "\u00a0left" : "";
+          var due = open && item.due_date ? "Due\u00a0" + day(item.due_date) : "";
           return {
             primary: str(item.number) || (item.status === "draft" ? "Draft invoice" : "Invoice"),
             amount: money(item.amount, item.currency),
-            secondary: joined([str(item.description), open ? due : "", remaining]) || created,
+            secondary: joined([str(item.description), left, due]) || created,
             aside: badge(item.status)
           };
         }
@@ -781,8 +839,8 @@
           return {
             primary: EVENT_LABELS[item.type] || humanize(item.type),
             amount: typeof object.amount === "number" ? money(object.amount, object.currency) : "",
-            secondary: joined([created, str(object.id)]),
-            aside: el("span", { class: "mono" }, str(item.type))
+            secondary: joined([created, str(item.type)]),
+            aside: el("span", { class: "mono" }, str(object.id))
           };
         }
         default:
@@ -845,7 +903,8 @@
       var self = this;
       var list = this._views.payments;
       var scroll = window.pageYOffset;
-      var detail = el("div", { class: "detail", "data-detail": str(payment.id) });
+      var detail = el("div", { class: "detail", "data-detail": str(payment.id), tabindex: "-1",
+        "aria-label": "Payment " + str(payment.id) });
       var back = el("button", { type: "button", class: "back", "data-action": "back" },
         "← All payments");
       back.addEventListener("click", function () {
@@ -904,7 +963,7 @@
       ]);
       clear(this._body);
       this._body.appendChild(detail);
-      back.focus();
+      detail.focus({ preventScroll: true }); // keyboard and screen-reader users land on it
 
       function entry(type, label, time, tone) {
         return el("li", { class: tone || "", "data-event-type": type || null }, [
