@@ -456,6 +456,13 @@
     }
 
     connectedCallback() {
+      // A page may have set el.token before this script defined the element: that made an own
+      // property hiding the accessor. Move its value to the attribute.
+      if (Object.prototype.hasOwnProperty.call(this, "token")) {
+        var value = this.token;
+        delete this.token;
+        this.token = value;
+      }
       this._schedule();
     }
 
@@ -720,16 +727,25 @@
       view.appendChild(more);
       var last = null;
       var count = 0;
+      // One button for the whole list, so that keyboard focus stays on it from page to page.
+      var button = el("button", { type: "button", class: "button", "data-action": "load-more" },
+        "Load more");
+      button.addEventListener("click", function () {
+        if (!button.disabled) {
+          load();
+        }
+      });
 
       function load() {
         clear(status);
-        clear(more);
         if (count === 0) {
           status.appendChild(el("div", { class: "loading", role: "status" }, "Loading…"));
         } else {
-          more.appendChild(
-            el("button", { type: "button", class: "button", disabled: true,
-              "data-action": "load-more" }, "Loading…"));
+          button.disabled = true;
+          button.textContent = "Loading…";
+          Array.prototype.forEach.call(more.querySelectorAll(".error-line"), function (line) {
+            more.removeChild(line);
+          });
         }
         var query = "?limit=" + PAGE_SIZE + (last ? "&starting_after=" + encodeURIComponent(last) : "");
         self._get("/embed/v1/" + tab + query, generation).then(
@@ -738,7 +754,6 @@
               return;
             }
             clear(status);
-            clear(more);
             var items = Array.isArray(page.data) ? page.data : [];
             items.forEach(function (item) {
               rows.appendChild(self._row(tab, item, generation));
@@ -750,11 +765,17 @@
             if (count === 0) {
               status.appendChild(el("p", { class: "note", "data-state": "empty" }, EMPTY[tab]));
             }
+            button.disabled = false;
+            button.textContent = "Load more";
             if (page.has_more === true && last) {
-              var button = el("button",
-                { type: "button", class: "button", "data-action": "load-more" }, "Load more");
-              button.addEventListener("click", load);
-              more.appendChild(button);
+              if (!button.parentNode) {
+                more.appendChild(button);
+              }
+            } else if (button.parentNode) {
+              if (button === self._shadow.activeElement) {
+                rows.lastChild.querySelector(".line").focus(); // not lost with the button
+              }
+              more.removeChild(button);
             }
           },
           function (failure) {
@@ -762,10 +783,14 @@
               return;
             }
             clear(status);
-            clear(more);
+            button.disabled = false;
+            button.textContent = "Load more";
             if (count === 0) {
               status.appendChild(self._failurePanel(failure, load));
             } else {
+              if (button.parentNode) {
+                more.removeChild(button);
+              }
               more.appendChild(self._failureLine(failure, load));
             }
           });
