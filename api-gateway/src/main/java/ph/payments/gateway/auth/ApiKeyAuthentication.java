@@ -13,6 +13,7 @@ import io.micronaut.scheduling.annotation.ExecuteOn;
 import io.micronaut.web.router.RouteAttributes;
 import io.micronaut.web.router.RouteMatch;
 import java.security.MessageDigest;
+import java.util.Arrays;
 import java.util.Optional;
 import ph.payments.gateway.merchants.ApiKeyRepository;
 import ph.payments.gateway.merchants.ApiKeyRow;
@@ -118,11 +119,13 @@ public class ApiKeyAuthentication {
         && route.getAnnotationMetadata().hasAnnotation(TestModeOnly.class)) {
       return error(ErrorCode.NOT_FOUND, "No such resource or route.");
     }
-    Optional<String> scope = route.getAnnotationMetadata().stringValue(RequiresScope.class);
-    if (scope.isEmpty() || !Scopes.grants(key.scopeSet(), scope.get())) {
+    String[] scopes = route.getAnnotationMetadata().stringValues(RequiresScope.class);
+    if (Arrays.stream(scopes).noneMatch(scope -> Scopes.grants(key.scopeSet(), scope))) {
       return error(
           ErrorCode.INSUFFICIENT_SCOPE,
-          "This API key lacks the scope " + scope.orElse("(undeclared)") + ".");
+          "This API key lacks the scope "
+              + (scopes.length == 0 ? "(undeclared)" : String.join(" or ", scopes))
+              + ".");
     }
     return null;
   }

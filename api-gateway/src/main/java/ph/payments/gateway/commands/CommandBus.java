@@ -81,6 +81,21 @@ public class CommandBus {
     boolean admit(Connection connection, Command command) throws SQLException;
   }
 
+  /**
+   * The {@code topic} recorded for a command the gateway applies itself ({@link #applyLocally}): no
+   * message is published for it.
+   */
+  public static final String LOCAL_TOPIC = "gateway.local";
+
+  /**
+   * The gateway's own application of a command (an embed token is made here, not by an owner): runs
+   * in the transaction that records the command and answers its reply.
+   */
+  @FunctionalInterface
+  public interface LocalApplication {
+    CommandReply apply(Connection connection, Command command) throws SQLException;
+  }
+
   /** How long a request waits for a reply before answering 503. */
   public Duration replyTimeout() {
     return replyTimeout;
@@ -164,6 +179,32 @@ public class CommandBus {
                   CommandTypes.messageType(command.type()),
                   Json.toBytes(command)));
           return true;
+        });
+  }
+
+  /**
+   * Runs {@code admission}, then, if it agrees, records the command, applies it with {@code
+   * application} and records the reply, all in one transaction: nothing goes to an outbox, and no
+   * request ever waits for the reply. The command log keeps it like any other (purged with them).
+   *
+   * @return the reply, or empty when {@code admission} declined
+   */
+  public Optional<CommandReply> applyLocally(
+      Command command, Admission admission, LocalApplication application) {
+    return transactions.inTransaction(
+        connection -> {
+          if (!admission.admit(connection, command)) {
+            return Optional.empty();
+          }
+          CommandLog.insert(connection, command, LOCAL_TOPIC);
+          CommandReply reply = application.apply(connection, command);
+          CommandLog.recordReply(
+              connection,
+              command.commandId(),
+              reply.status(),
+              Json.toText(reply.body()),
+              clock.instant());
+          return Optional.of(reply);
         });
   }
 

@@ -31,7 +31,12 @@ public class ClientAddressLimits {
     /** Provider callbacks. */
     CALLBACK,
     /** {@code /v1} requests answered 401 (missing, unknown or invalid API key). */
-    FAILED_AUTHENTICATION
+    FAILED_AUTHENTICATION,
+    /**
+     * The embedded panel's reads ({@code /embed/v1}) and the embed-token JWKS: browsers of the
+     * merchant's users, with a token and no API key to count against.
+     */
+    EMBED
   }
 
   /** The answer for one request: allowed, or refused for {@code retryAfter}. */
@@ -44,11 +49,13 @@ public class ClientAddressLimits {
       @Value("${gateway.edge.checkout-per-minute:120}") int checkout,
       @Value("${gateway.edge.page-forms-per-minute:30}") int pageForms,
       @Value("${gateway.edge.callbacks-per-minute:600}") int callbacks,
-      @Value("${gateway.edge.failed-authentication-per-minute:20}") int failedAuthentication) {
+      @Value("${gateway.edge.failed-authentication-per-minute:20}") int failedAuthentication,
+      @Value("${gateway.edge.embed-per-minute:300}") int embed) {
     perMinute.put(Kind.CHECKOUT, checkout);
     perMinute.put(Kind.PAGE_FORM, pageForms);
     perMinute.put(Kind.CALLBACK, callbacks);
     perMinute.put(Kind.FAILED_AUTHENTICATION, failedAuthentication);
+    perMinute.put(Kind.EMBED, embed);
     for (Kind kind : Kind.values()) {
       buckets.put(
           kind,

@@ -77,41 +77,115 @@ public class IdempotentCommands {
       String path,
       CommandBus.Request request,
       @Nullable Function<String, Response> late) {
-    IdempotencyRecords.Owner owner =
-        new IdempotencyRecords.Owner(
-            Objects.requireNonNull(request.merchantId(), "merchantId"),
-            Objects.requireNonNull(request.environment(), "environment"),
-            key);
-    String route = method + " " + path;
-    String fingerprint = RequestFingerprint.of(method, path, request.body());
     Command command = bus.prepare(request);
-
     AtomicReference<Claim> found = new AtomicReference<>();
     try (CommandBus.Waiter waiter = bus.expect(command.commandId())) {
+      // The lock lasts as long as this request will wait for the reply.
       bus.accept(
           command,
           request.topic(),
-          (connection, admitted) -> {
-            Instant now = clock.instant();
-            // The lock lasts as long as this request will wait for the reply.
-            Claim claim =
-                IdempotencyRecords.claim(
-                    connection,
-                    owner,
-                    route,
-                    fingerprint,
-                    admitted.commandId(),
-                    now,
-                    now.plus(bus.replyTimeout()));
-            found.set(claim);
-            return claim instanceof Claim.Admitted;
-          });
+          claiming(key, method, path, request, bus.replyTimeout(), found));
       if (found.get() instanceof Claim.Admitted) {
         return answer(command, waiter.awaitReply(), late);
       }
     }
 
     Claim claim = found.get();
+    if (!(claim instanceof Claim.TakenOver takenOver)) {
+      return replayOrRefuse(claim);
+    }
+    String commandId = takenOver.commandId();
+    try (CommandBus.Waiter waiter = bus.expect(commandId)) {
+      // The reply may have been recorded between the claim and the registration.
+      Optional<CommandReply> reply = bus.recordedReply(commandId);
+      return answer(
+          bus.command(commandId).orElseThrow(),
+          reply.isPresent() ? reply : waiter.awaitReply(),
+          late);
+    }
+  }
+
+  /**
+   * Applies {@code request} in the gateway itself ({@link CommandBus#applyLocally}), under {@code
+   * key} when there is one: the record is claimed, the command applied and the response stored in
+   * one transaction, so a duplicate either replays the stored response or, arriving while the first
+   * runs, waits on the record's row and then replays it. The same key for another request is 409
+   * {@code conflict}, as for commands sent to an owner.
+   *
+   * @param key null to apply without an idempotency record
+   */
+  public Response applyLocally(
+      @Nullable IdempotencyKey key,
+      String method,
+      String path,
+      CommandBus.Request request,
+      CommandBus.LocalApplication application) {
+    Command command = bus.prepare(request);
+    if (key == null) {
+      CommandReply reply =
+          bus.applyLocally(command, (connection, admitted) -> true, application).orElseThrow();
+      return new Response(reply.commandId(), reply.status(), Json.toText(reply.body()), false);
+    }
+    AtomicReference<Claim> found = new AtomicReference<>();
+    Optional<CommandReply> reply =
+        bus.applyLocally(
+            command,
+            claiming(key, method, path, request, Duration.ZERO, found),
+            (connection, admitted) -> {
+              CommandReply applied = application.apply(connection, admitted);
+              IdempotencyRecords.complete(
+                  connection,
+                  admitted.commandId(),
+                  applied.status(),
+                  Json.toText(applied.body()),
+                  clock.instant());
+              return applied;
+            });
+    if (reply.isPresent()) {
+      return new Response(
+          command.commandId(), reply.get().status(), Json.toText(reply.get().body()), false);
+    }
+    // A local record is never left in progress (it completes in the claiming transaction), so a
+    // takeover cannot happen; were one found, it is refused like a busy key.
+    Claim claim = found.get();
+    return replayOrRefuse(claim instanceof Claim.TakenOver ? new Claim.Busy(Duration.ZERO) : claim);
+  }
+
+  /**
+   * The admission that claims {@code key} for {@code request} in the accepting transaction, locking
+   * the record for {@code lock}, and leaves what it found in {@code found}.
+   */
+  private CommandBus.Admission claiming(
+      IdempotencyKey key,
+      String method,
+      String path,
+      CommandBus.Request request,
+      Duration lock,
+      AtomicReference<Claim> found) {
+    IdempotencyRecords.Owner owner =
+        new IdempotencyRecords.Owner(
+            Objects.requireNonNull(request.merchantId(), "merchantId"),
+            Objects.requireNonNull(request.environment(), "environment"),
+            key);
+    String fingerprint = RequestFingerprint.of(method, path, request.body());
+    return (connection, admitted) -> {
+      Instant now = clock.instant();
+      Claim claim =
+          IdempotencyRecords.claim(
+              connection,
+              owner,
+              method + " " + path,
+              fingerprint,
+              admitted.commandId(),
+              now,
+              now.plus(lock));
+      found.set(claim);
+      return claim instanceof Claim.Admitted;
+    };
+  }
+
+  /** The stored response of a completed record, or the refusal of a mismatched or busy key. */
+  private static Response replayOrRefuse(Claim claim) {
     if (claim instanceof Claim.Completed completed) {
       return new Response(completed.commandId(), completed.status(), completed.body(), true);
     }
@@ -128,15 +202,7 @@ public class IdempotentCommands {
           null,
           busy.lockedFor().isNegative() ? Duration.ZERO : busy.lockedFor());
     }
-    String commandId = ((Claim.TakenOver) claim).commandId();
-    try (CommandBus.Waiter waiter = bus.expect(commandId)) {
-      // The reply may have been recorded between the claim and the registration.
-      Optional<CommandReply> reply = bus.recordedReply(commandId);
-      return answer(
-          bus.command(commandId).orElseThrow(),
-          reply.isPresent() ? reply : waiter.awaitReply(),
-          late);
-    }
+    throw new IllegalStateException("not a replay or a refusal: " + claim);
   }
 
   private Response answer(

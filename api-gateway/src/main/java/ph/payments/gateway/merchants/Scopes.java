@@ -35,7 +35,9 @@ public final class Scopes {
           "payment_links:write",
           "static_qrs:read",
           "static_qrs:write",
-          "embed_tokens:write");
+          "embed_tokens:write",
+          // Issue 18's name for the same permission; either lets a key make embed tokens.
+          "embed:write");
 
   public static boolean grants(Collection<String> held, String required) {
     return held.contains(ALL) || held.contains(required);

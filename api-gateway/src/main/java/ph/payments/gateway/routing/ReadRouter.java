@@ -77,11 +77,30 @@ public class ReadRouter {
                 uri.queryParam(name, values.toArray());
               }
             });
+    return forward(caller.merchantId(), caller.environment(), owner, path, uri);
+  }
+
+  /**
+   * GETs {@code path} from {@code owner} for a merchant and environment established by the caller
+   * (an embed token's), with exactly the query parameters given, none taken from the client.
+   *
+   * @throws ApiException 503 {@code internal_error} with {@code Retry-After} when the owner cannot
+   *     be reached
+   */
+  public HttpResponse<String> get(
+      String merchantId, String environment, Owner owner, String path, Map<String, String> query) {
+    UriBuilder uri = UriBuilder.of(path);
+    query.forEach(uri::queryParam);
+    return forward(merchantId, environment, owner, path, uri);
+  }
+
+  private HttpResponse<String> forward(
+      String merchantId, String environment, Owner owner, String path, UriBuilder uri) {
     MutableHttpRequest<?> forward =
         HttpRequest.GET(uri.build().toString())
             .header(InternalHeaders.TOKEN, internalToken)
-            .header(InternalHeaders.MERCHANT_ID, caller.merchantId())
-            .header(InternalHeaders.ENVIRONMENT, caller.environment())
+            .header(InternalHeaders.MERCHANT_ID, merchantId)
+            .header(InternalHeaders.ENVIRONMENT, environment)
             .accept(MediaType.APPLICATION_JSON_TYPE);
     return exchange(owner, path, forward);
   }

@@ -198,6 +198,43 @@ public class CommandEndpoint {
     return send(request, merchant, topic, commandType, resourceId, body, null, sealedFields);
   }
 
+  /**
+   * A mutating request the gateway applies itself (making an embed token): recorded in the command
+   * log with its reply, honouring an {@code Idempotency-Key} like every other mutating {@code POST}
+   * (a duplicate answers the stored response). Secrets in the reply are sealed by {@code
+   * application} for the top-level {@code sealedFields} and opened only into this response, as for
+   * an owner's reply.
+   *
+   * @param body the validated body, what the idempotency fingerprint is computed over
+   */
+  public HttpResponse<?> applyLocally(
+      HttpRequest<?> request,
+      MerchantContext merchant,
+      String commandType,
+      JsonNode body,
+      CommandBus.LocalApplication application,
+      Set<String> sealedFields) {
+    CommandBus.Request command =
+        new CommandBus.Request(
+            CommandBus.LOCAL_TOPIC,
+            commandType,
+            merchant.merchantId(),
+            merchant.environment(),
+            null,
+            body);
+    IdempotentCommands.Response response =
+        idempotent.applyLocally(
+            IdempotencyKey.from(request).orElse(null),
+            request.getMethodName(),
+            request.getPath(),
+            command,
+            application);
+    return respond(
+        response.status(),
+        open(response.commandId(), response.body(), sealedFields),
+        response.replayed());
+  }
+
   private HttpResponse<?> send(
       HttpRequest<?> request,
       MerchantContext merchant,

@@ -246,6 +246,11 @@ public final class Fields {
     return values;
   }
 
+  /** The number of elements of the array {@code name}, or -1 when it is absent or no array. */
+  public int arraySize(String name) {
+    return has(name) && body.get(name).isArray() ? body.get(name).size() : -1;
+  }
+
   /**
    * Records each issue of {@code nested}, the fields of this body's object {@code name}, as {@code
    * name.field} (e.g. {@code address.country}).

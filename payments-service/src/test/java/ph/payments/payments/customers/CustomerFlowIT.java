@@ -341,6 +341,40 @@ class CustomerFlowIT implements TestPropertyProvider {
     assertEquals(List.of(), idsOf(list(merchant, "test", "?email=c3%40x.p")), "exact, not prefix");
   }
 
+  /** The gateway's embed tokens scope by the merchant's own customer id (issue 18). */
+  @Test
+  void theInternalListFindsCustomersByMetadataExternalIdOfOneMerchantAndEnvironmentOnly() {
+    String merchant = IdType.MERCHANT.generate();
+    String ana = withExternalId(merchant, "test", "\"u-17\"");
+    String numeric = withExternalId(merchant, "test", "42");
+    withExternalId(merchant, "test", "\"u-170\"");
+    create(merchant, "test", "{\"name\":\"Nested\",\"metadata\":{\"ref\":\"u-17\"}}");
+    withExternalId(merchant, "live", "\"u-17\"");
+    withExternalId(IdType.MERCHANT.generate(), "test", "\"u-17\"");
+
+    assertEquals(List.of(ana), idsOf(list(merchant, "test", "?external_id=u-17")));
+    assertEquals(List.of(numeric), idsOf(list(merchant, "test", "?external_id=42")));
+    assertEquals(List.of(), idsOf(list(merchant, "test", "?external_id=U-17")), "exact");
+    assertEquals(List.of(), idsOf(list(merchant, "test", "?external_id=u-1")), "not a prefix");
+
+    String twin = withExternalId(merchant, "test", "\"u-17\"");
+    JsonNode two = list(merchant, "test", "?external_id=u-17&limit=1");
+    assertEquals(List.of(ana), idsOf(two));
+    assertTrue(two.get("has_more").asBoolean(), "a second match is seen with limit 1");
+    assertEquals(List.of(ana, twin), idsOf(list(merchant, "test", "?external_id=u-17")));
+  }
+
+  /** A new customer whose {@code metadata.external_id} is the JSON value {@code externalId}. */
+  private String withExternalId(String merchant, String environment, String externalId) {
+    return create(
+            merchant,
+            environment,
+            "{\"name\":\"C\",\"metadata\":{\"external_id\":" + externalId + "}}")
+        .body()
+        .get("id")
+        .asText();
+  }
+
   @Test
   void paymentsNamingACustomerMustFindItAndInheritItsEmailAndName() {
     String merchant = IdType.MERCHANT.generate();

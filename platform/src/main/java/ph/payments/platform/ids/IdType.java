@@ -30,6 +30,8 @@ public enum IdType {
   STATIC_QR("sqr"),
   SHIPMENT("shp"),
   COMMAND("cmd"),
+  /** A signing key of embed tokens (api-gateway): the {@code kid} of their JWS header. */
+  EMBED_KEY("ek"),
   MESSAGE("msg");
 
   private final String prefix;

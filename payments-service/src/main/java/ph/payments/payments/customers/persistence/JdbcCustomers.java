@@ -106,12 +106,15 @@ public class JdbcCustomers {
    * A page of a merchant's customers in one environment, ascending by id.
    *
    * @param email only the customer with this email (case-insensitively), or null for all
+   * @param externalId only the customers whose {@code metadata.external_id} is this (a string, or a
+   *     number written the same way), or null for all
    */
   public List<Customer> list(
       Connection connection,
       String merchantId,
       String environment,
       String email,
+      String externalId,
       String startingAfter,
       int limit)
       throws SQLException {
@@ -120,6 +123,7 @@ public class JdbcCustomers {
             + COLUMNS
             + " FROM customers WHERE merchant_id = ? AND environment = ?"
             + (email == null ? "" : " AND lower(email) = lower(?)")
+            + (externalId == null ? "" : " AND (metadata ->> 'external_id') = ?")
             + (startingAfter == null ? "" : " AND id > ?")
             + " ORDER BY id LIMIT ?";
     try (PreparedStatement select = connection.prepareStatement(sql)) {
@@ -128,6 +132,9 @@ public class JdbcCustomers {
       select.setString(i++, environment);
       if (email != null) {
         select.setString(i++, email);
+      }
+      if (externalId != null) {
+        select.setString(i++, externalId);
       }
       if (startingAfter != null) {
         select.setString(i++, startingAfter);

@@ -20,7 +20,9 @@ import ph.payments.platform.tx.Transactions;
 
 /**
  * Customer reads for the gateway ({@code GET /v1/customers…}); the merchant and environment come
- * from the gateway's headers. Parameters were checked by the gateway.
+ * from the gateway's headers. Parameters were checked by the gateway. {@code external_id} (the
+ * customers whose {@code metadata.external_id} it is) serves the gateway's embed tokens scoped by
+ * the merchant's own customer id (issue 18); {@code /v1} does not offer it.
  */
 @Controller("/internal/customers")
 @ExecuteOn(TaskExecutors.BLOCKING)
@@ -47,7 +49,8 @@ public class InternalCustomersController {
       HttpRequest<?> request,
       @Nullable @QueryValue Integer limit,
       @Nullable @QueryValue("starting_after") String startingAfter,
-      @Nullable @QueryValue String email) {
+      @Nullable @QueryValue String email,
+      @Nullable @QueryValue("external_id") String externalId) {
     InternalHeaders.Scope scope = InternalHeaders.scope(request);
     int pageSize = limit == null ? 25 : Math.max(1, Math.min(100, limit));
     List<Customer> page =
@@ -58,6 +61,7 @@ public class InternalCustomersController {
                     scope.merchantId(),
                     scope.environment(),
                     email,
+                    externalId,
                     startingAfter,
                     pageSize + 1));
     ObjectNode list = Json.mapper().createObjectNode();
