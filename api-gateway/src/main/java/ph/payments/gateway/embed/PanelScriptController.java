@@ -15,6 +15,8 @@ import java.io.UncheckedIOException;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Base64;
+import ph.payments.gateway.edge.ClientAddressLimited;
+import ph.payments.gateway.edge.ClientAddressLimits;
 
 /**
  * {@code GET /embed/v1/panel.js}: the embeddable merchant panel, {@code <payments-panel>}
@@ -27,7 +29,10 @@ import java.util.Base64;
  * Access-Control-Allow-Origin: *} and {@code Cross-Origin-Resource-Policy: cross-origin}, so a host
  * page may load it in CORS mode or under {@code Cross-Origin-Embedder-Policy}; and {@code
  * Content-Security-Policy: default-src 'none'}, which governs the file only when it is opened as a
- * document (it cannot restrict the page that runs it: that page's own CSP does).
+ * document (it cannot restrict the page that runs it: that page's own CSP does). {@code
+ * EmbedCorsFilter} sets the same {@code Access-Control-Allow-Origin} again (set, not added: one
+ * header), and {@code EmbedAuthentication} lets exactly this path through without a token. Limited
+ * per client address together with the embed API.
  */
 @Controller("/embed/v1")
 public class PanelScriptController {
@@ -45,6 +50,7 @@ public class PanelScriptController {
     this.etag = "\"" + sha256(script) + "\"";
   }
 
+  @ClientAddressLimited(ClientAddressLimits.Kind.EMBED)
   @Get(uri = "/panel.js", produces = "application/javascript; charset=utf-8")
   public MutableHttpResponse<byte[]> panel(
       @Nullable @Header(HttpHeaders.IF_NONE_MATCH) String ifNoneMatch) {
