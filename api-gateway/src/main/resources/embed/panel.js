@@ -295,7 +295,9 @@
     ".amount { font-weight: 650; text-align: right; white-space: nowrap;",
     "  font-variant-numeric: tabular-nums; }",
     ".secondary { color: #52606d; font-size: 0.8125rem; overflow-wrap: anywhere; min-width: 0; }",
-    ".aside { justify-self: end; }",
+    ".ref { display: block; white-space: nowrap; overflow: hidden; text-overflow: ellipsis;",
+    "  font-size: 0.75rem; }",
+    ".aside { justify-self: end; min-width: 0; max-width: 100%; overflow: hidden; }",
     ".mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;",
     "  font-size: 0.8125rem; }",
     ".badge { display: inline-block; font-size: 0.75rem; font-weight: 600; line-height: 1.4;",
@@ -348,6 +350,8 @@
     ".facts dt { color: #52606d; white-space: nowrap; }",
     ".facts dd { margin: 0; text-align: right; overflow-wrap: anywhere; min-width: 0; }",
     ".section { font-size: 0.9375rem; font-weight: 650; margin: 1.25rem 0 0.5rem; }",
+    ".receipt { display: inline-block; margin-top: 0.75rem; color: var(--accent);",
+    "  font-weight: 600; font-size: 0.875rem; }",
     ".timeline { list-style: none; margin: 0; padding: 0 0 0 0.25rem; }",
     ".timeline li { position: relative; padding: 0 0 0.875rem 1.25rem;",
     "  border-left: 2px solid #e4e7eb; margin-left: 0.3125rem; }",
@@ -372,7 +376,11 @@
     "  .line .aside { grid-area: aside; justify-self: start; }",
     "  .line .amount { grid-area: amount; }",
     "  .balances { grid-template-columns: repeat(auto-fill, minmax(14rem, 1fr)); }",
-    "  .detail { max-width: 40rem; }",
+    "}",
+    "@container (min-width: 48rem) {",
+    "  .detail-grid { display: grid; grid-template-columns: minmax(0, 1.25fr) minmax(0, 1fr);",
+    "    column-gap: 2.5rem; align-items: start; }",
+    "  .detail-timeline .section { margin-top: 0.625rem; }",
     "}"
   ].join("\n");
 
@@ -854,9 +862,8 @@
           return {
             primary: str(item.name) || "Customer",
             amount: "",
-            secondary: joined([str(item.email), str(item.phone)]) || "No contact details",
-            aside: el("span", { class: "secondary" },
-              item.created ? "Since " + dateOf(item.created) : "")
+            secondary: joined([str(item.email), str(item.phone),
+              item.created ? "since\u00a0" + dateOf(item.created) : ""])
           };
         case "events": {
           var object = item.data && item.data.object && typeof item.data.object === "object"
@@ -864,8 +871,9 @@
           return {
             primary: EVENT_LABELS[item.type] || humanize(item.type),
             amount: typeof object.amount === "number" ? money(object.amount, object.currency) : "",
-            secondary: joined([created, str(item.type)]),
-            aside: el("span", { class: "mono" }, str(object.id))
+            // The resource's id on a line of its own, cut short rather than wrapped on a phone.
+            secondary: [joined([created, str(item.type)]),
+              object.id ? el("span", { class: "ref mono" }, str(object.id)) : null]
           };
         }
         default:
@@ -975,16 +983,28 @@
       fact("Reference", str(payment.id), true);
       var timeline = el("ol", { class: "timeline", "data-timeline": str(payment.id) });
       var timelineStatus = el("div", {});
+      var receipt = str(payment.receipt_url);
       append(detail, [
         back,
-        el("div", { class: "detail-head" }, [
-          el("div", { class: "detail-amount" }, money(payment.amount, payment.currency)),
-          badge(payment.status)
-        ]),
-        facts,
-        el("h3", { class: "section" }, "Timeline"),
-        timeline,
-        timelineStatus
+        el("div", { class: "detail-grid" }, [
+          el("div", { class: "detail-facts" }, [
+            el("div", { class: "detail-head" }, [
+              el("div", { class: "detail-amount" }, money(payment.amount, payment.currency)),
+              badge(payment.status)
+            ]),
+            facts,
+            // Only an absolute http(s) address becomes a link, never another scheme.
+            /^https?:\/\//i.test(receipt)
+              ? el("a", { class: "receipt", href: receipt, target: "_blank",
+                rel: "noopener noreferrer", "data-action": "receipt" }, "View receipt")
+              : null
+          ]),
+          el("div", { class: "detail-timeline" }, [
+            el("h3", { class: "section" }, "Timeline"),
+            timeline,
+            timelineStatus
+          ])
+        ])
       ]);
       clear(this._body);
       this._body.appendChild(detail);

@@ -163,6 +163,10 @@ class EmbedPanelBrowserE2EIT {
     assertTrue(detail.contains(peso(refunded.get("amount").decimalValue())), detail);
     assertTrue(detail.contains("Ensaymada box"), detail);
     assertTrue(detail.contains(refundedPayment), "the reference: " + detail);
+    assertEquals(
+        refunded.get("receipt_url").asText(),
+        panel().findElement(By.cssSelector("[data-action='receipt']")).getAttribute("href"),
+        "the receipt (which lists the refund)");
     assertFitsThePhone("embed-3-payment-timeline");
     click("[data-action='back']");
     awaitRows("payments", payments.size());
