@@ -192,6 +192,11 @@
     return STATUS_LABELS[status] || humanize(status);
   }
 
+  /** An absolute http(s) address, or "" (a URI may carry another scheme: never a link). */
+  function webAddress(value) {
+    return typeof value === "string" && /^https?:\/\/[^\s]+$/i.test(value) ? value : "";
+  }
+
   function str(value) {
     return typeof value === "string" ? value : "";
   }
@@ -289,7 +294,8 @@
     "  row-gap: 0.125rem; align-items: center; padding: 0.75rem 0; width: 100%; text-align: left;",
     "  font: inherit; color: inherit; background: none; border: 0; }",
     "button.line { cursor: pointer; border-radius: 0.375rem; }",
-    "button.line:hover .primary { color: var(--accent); }",
+    "button.line, a.line { cursor: pointer; border-radius: 0.375rem; text-decoration: none; }",
+    "button.line:hover .primary, a.line:hover .primary { color: var(--accent); }",
     ".primary { font-weight: 600; overflow-wrap: anywhere; min-width: 0; display: -webkit-box;",
     "  -webkit-box-orient: vertical; -webkit-line-clamp: 2; overflow: hidden; }",
     ".amount { font-weight: 650; text-align: right; white-space: nowrap;",
@@ -812,8 +818,12 @@
       var self = this;
       item = item && typeof item === "object" ? item : {};
       var parts = this._rowParts(tab, item);
-      var line = el(parts.open ? "button" : "div", parts.open ? { type: "button", class: "line" }
-        : { class: "line" }, [
+      // A payment opens in the panel; an invoice opens its own page (its url) in a new tab.
+      var link = webAddress(parts.href);
+      var line = el(parts.open ? "button" : link ? "a" : "div", parts.open
+        ? { type: "button", class: "line" }
+        : link ? { class: "line", href: link, target: "_blank", rel: "noopener noreferrer" }
+          : { class: "line" }, [
         el("span", { class: "primary" }, parts.primary),
         el("span", { class: "amount" }, parts.amount || ""),
         el("span", { class: "secondary" }, parts.secondary),
@@ -852,6 +862,7 @@
             ? money(item.amount_remaining, item.currency) + "\u00a0left" : "";
           var due = open && item.due_date ? "Due\u00a0" + day(item.due_date) : "";
           return {
+            href: item.status === "draft" ? "" : str(item.url),
             primary: str(item.number) || (item.status === "draft" ? "Draft invoice" : "Invoice"),
             amount: money(item.amount, item.currency),
             secondary: joined([str(item.description), left, due]) || created,
@@ -993,8 +1004,7 @@
               badge(payment.status)
             ]),
             facts,
-            // Only an absolute http(s) address becomes a link, never another scheme.
-            /^https?:\/\//i.test(receipt)
+            webAddress(receipt)
               ? el("a", { class: "receipt", href: receipt, target: "_blank",
                 rel: "noopener noreferrer", "data-action": "receipt" }, "View receipt")
               : null
@@ -1091,11 +1101,24 @@
         this._statePanel("expired", "!", "This session has expired",
           "For your security this view closes after a while. Reload the page to see it again.",
           null));
-      this.dispatchEvent(new CustomEvent(EXPIRED_EVENT, {
-        bubbles: true,
-        composed: true,
-        detail: { code: failure.code || "invalid_token" }
-      }));
+      var self = this;
+      var generation = this._generation;
+      var announce = function () {
+        if (self._current(generation)) { // not when the page has given a new token meanwhile
+          self.dispatchEvent(new CustomEvent(EXPIRED_EVENT, {
+            bubbles: true,
+            composed: true,
+            detail: { code: failure.code || "invalid_token" }
+          }));
+        }
+      };
+      // A token already dead when the page loads is refused before the page's own scripts have
+      // run; wait for them, so a listener added by any ordinary script of the page hears it.
+      if (document.readyState === "loading") {
+        document.addEventListener("DOMContentLoaded", announce, { once: true });
+      } else {
+        announce();
+      }
     }
 
     _statePanel(state, icon, title, text, retry) {

@@ -65,6 +65,14 @@ class EmbedPanelBrowserE2EIT {
   private static String publicGatewayUrl;
   private static final String PROJECT = UUID.randomUUID().toString();
 
+  /** Shaped like an ES256 JWT of ours, signed by nobody. */
+  private static final String FORGED_TOKEN =
+      "eyJhbGciOiJFUzI1NiIsImtpZCI6ImZvcmdlZCIsInR5cCI6IkpXVCJ9"
+          + ".eyJzdWIiOiJtZXJfZm9yZ2VkIiwiZXhwIjo0MTAyNDQ0ODAwfQ"
+          + ".c2lnbmVkLWJ5LW5vYm9keQ";
+
+  private static String unreachableOrigin;
+
   private static JsonNode juan;
   private static JsonNode maria;
   private static final List<String> juansPayments = new ArrayList<>();
@@ -95,6 +103,9 @@ class EmbedPanelBrowserE2EIT {
     merchant = new Merchant(system.gatewayUrl(), signedUp.at("/api_keys/0/secret").asText());
     seed();
     host = hostPage();
+    try (java.net.ServerSocket closed = new java.net.ServerSocket(0)) {
+      unreachableOrigin = "http://127.0.0.1:" + closed.getLocalPort(); // nothing listens there now
+    }
   }
 
   @AfterAll
@@ -270,8 +281,47 @@ class EmbedPanelBrowserE2EIT {
     selectTab("invoices");
     awaitRows("invoices", 1);
     assertEquals(List.of(juansInvoice), rowIds("invoices"));
+    assertEquals(
+        merchant.get("/v1/invoices/" + juansInvoice).ok().get("url").asText(),
+        panel()
+            .findElement(By.cssSelector("[data-id='" + juansInvoice + "'] a.line"))
+            .getAttribute("href"),
+        "an open invoice leads to its page, where it is paid");
     assertFalse(rowIds("invoices").contains(mariasInvoice));
     assertFitsThePhone("embed-c3-customer-invoices");
+    assertEquals(List.of(), violations(), "the page's CSP was never broken");
+  }
+
+  // ------------------------------------------------------------------ when things go wrong
+
+  @Test
+  @Order(3)
+  void aForgedTokenIsTheExpiredStateAndAnUnreachableGatewayOffersARetry() throws Exception {
+    browser.resizeViewport(Browser.WIDTH, Browser.HEIGHT);
+    browser.open(hostUrl + "/?as=merchant&token=forged");
+    awaitState("expired");
+    assertFalse(has("[data-tab]"), "nothing is shown for a token the gateway never signed");
+    waitFor(
+        "the host page to hear the event",
+        () -> "1".equals(browser.find("body").getAttribute("data-expired-events")));
+
+    browser.open(hostUrl + "/?as=merchant&api=unreachable");
+    awaitState("error");
+    String error = panel().findElement(By.cssSelector("[data-state='error']")).getText();
+    assertTrue(error.contains("Can't reach the server"), error);
+    assertFitsThePhone("embed-e1-unreachable");
+    click("[data-action='retry']");
+    waitFor(
+        "the retry to fail again (nothing listens there)",
+        () -> "error".equals(state()) && has("[data-action='retry']"));
+
+    // The page corrects api-base: the panel starts over with it (and the same token).
+    browser.js(
+        "document.getElementById('panel').setAttribute('api-base', arguments[0]);",
+        publicGatewayUrl);
+    awaitState("ready");
+    awaitRows("payments", 25);
+    assertEquals(null, browser.find("body").getAttribute("data-expired-events"));
     assertEquals(List.of(), violations(), "the page's CSP was never broken");
   }
 
@@ -444,7 +494,7 @@ class EmbedPanelBrowserE2EIT {
           String path = exchange.getRequestURI().getPath();
           try {
             switch (path) {
-              case "/" -> send(exchange, "text/html; charset=utf-8", page(mint(as(exchange))), csp);
+              case "/" -> servePage(exchange, csp);
               case "/host.js" -> send(exchange, "text/javascript; charset=utf-8", HOST_JS, null);
               case "/host.css" -> send(exchange, "text/css; charset=utf-8", HOST_CSS, null);
               case "/token" ->
@@ -460,12 +510,25 @@ class EmbedPanelBrowserE2EIT {
     return server;
   }
 
+  /**
+   * The page with the panel and a token minted now; {@code ?token=forged} gives it a token the
+   * gateway never signed, {@code ?api=unreachable} points {@code api-base} at a closed port.
+   */
+  private static void servePage(HttpExchange exchange, String csp) throws IOException {
+    String query = String.valueOf(exchange.getRequestURI().getQuery());
+    String token = query.contains("token=forged") ? FORGED_TOKEN : mint(as(exchange));
+    String apiBase = query.contains("api=unreachable") ? unreachableOrigin : null;
+    String policy =
+        apiBase == null ? csp : csp.replace("connect-src 'self'", "connect-src 'self' " + apiBase);
+    send(exchange, "text/html; charset=utf-8", page(token, apiBase), policy);
+  }
+
   private static String as(HttpExchange exchange) {
     String query = exchange.getRequestURI().getQuery();
     return query != null && query.contains("as=customer") ? "customer" : "merchant";
   }
 
-  private static String page(String token) {
+  private static String page(String token, String apiBase) {
     return """
         <!doctype html>
         <html lang="en">
@@ -483,14 +546,17 @@ class EmbedPanelBrowserE2EIT {
         <p>Your session ended.</p>
         <button id="renew" type="button">Renew session</button>
         </div>
-        <payments-panel id="panel" token="%s"></payments-panel>
+        <payments-panel id="panel" token="%s"%s></payments-panel>
         </main>
         <script src="%s/embed/v1/panel.js" async></script>
         <script src="/host.js"></script>
         </body>
         </html>
         """
-        .formatted(attribute(token), publicGatewayUrl);
+        .formatted(
+            attribute(token),
+            apiBase == null ? "" : " api-base=\"" + attribute(apiBase) + "\"",
+            publicGatewayUrl);
   }
 
   private static final String HOST_JS =
