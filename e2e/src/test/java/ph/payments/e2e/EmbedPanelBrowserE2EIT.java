@@ -130,9 +130,7 @@ class EmbedPanelBrowserE2EIT {
   @Order(1)
   void theMerchantsPanelShowsEveryTabPagesOpensATimelineAndExpiresOnTheMovedClock()
       throws Exception {
-    browser.resizeViewport(Browser.WIDTH, Browser.HEIGHT);
-    browser.open(hostUrl + "/?as=merchant");
-    awaitState("ready");
+    openThePage("/?as=merchant", "ready");
     assertEquals(
         List.of("payments", "payouts", "balance", "invoices", "customers", "events"),
         attributes(panel().findElements(By.cssSelector("[data-tab]")), "data-tab"),
@@ -254,9 +252,7 @@ class EmbedPanelBrowserE2EIT {
   @Test
   @Order(2)
   void aCustomersPanelShowsOnlyTheirOwnPaymentsAndInvoices() throws Exception {
-    browser.resizeViewport(Browser.WIDTH, Browser.HEIGHT);
-    browser.open(hostUrl + "/?as=customer");
-    awaitState("ready");
+    openThePage("/?as=customer", "ready");
     assertEquals(
         List.of("payments", "invoices"),
         attributes(panel().findElements(By.cssSelector("[data-tab]")), "data-tab"),
@@ -297,16 +293,13 @@ class EmbedPanelBrowserE2EIT {
   @Test
   @Order(3)
   void aForgedTokenIsTheExpiredStateAndAnUnreachableGatewayOffersARetry() throws Exception {
-    browser.resizeViewport(Browser.WIDTH, Browser.HEIGHT);
-    browser.open(hostUrl + "/?as=merchant&token=forged");
-    awaitState("expired");
+    openThePage("/?as=merchant&token=forged", "expired");
     assertFalse(has("[data-tab]"), "nothing is shown for a token the gateway never signed");
     waitFor(
         "the host page to hear the event",
         () -> "1".equals(browser.find("body").getAttribute("data-expired-events")));
 
-    browser.open(hostUrl + "/?as=merchant&api=unreachable");
-    awaitState("error");
+    openThePage("/?as=merchant&api=unreachable", "error");
     String error = panel().findElement(By.cssSelector("[data-state='error']")).getText();
     assertTrue(error.contains("Can't reach the server"), error);
     assertFitsThePhone("embed-e1-unreachable");
@@ -628,6 +621,13 @@ class EmbedPanelBrowserE2EIT {
 
   // ------------------------------------------------------------------ the panel, in its shadow
   // root
+
+  /** The merchant's page at phone size, once the panel reaches {@code state}. */
+  private static void openThePage(String pathAndQuery, String state) {
+    browser.resizeViewport(Browser.WIDTH, Browser.HEIGHT);
+    browser.open(hostUrl + pathAndQuery);
+    awaitState(state);
+  }
 
   private static SearchContext panel() {
     return browser.find("payments-panel").getShadowRoot();
