@@ -33,8 +33,9 @@ import org.junit.jupiter.api.Test;
  * Issue 14 item 2: no secret rests anywhere in clear. The operator creates a merchant, an extra API
  * key and takes the merchant live (API key secrets, account-level webhook secrets); the merchant
  * creates a webhook endpoint and rotates its secret under Idempotency-Keys, and a replay still
- * hands the secret to the merchant. Then every column of every table of the four databases, every
- * message of every topic and every service log is searched for each of those fresh secrets.
+ * hands the secret to the merchant; it makes an embed token (issue 18) under an Idempotency-Key and
+ * uses it. Then every column of every table of the four databases, every message of every topic and
+ * every service log is searched for each of those fresh secrets.
  */
 class SecretsAtRestE2EIT {
 
@@ -120,12 +121,32 @@ class SecretsAtRestE2EIT {
             "rotate-vault-hook");
     assertEquals(rotated.raw().body(), rotatedAgain.raw().body());
 
+    // An embed token (issue 18) is a bearer credential too: shown to its merchant's server, used
+    // on /embed/v1, replayed under its Idempotency-Key, and never at rest in clear nor logged.
+    String tokenBody =
+        "{\"project_uuid\":\"0f8fad5b-d9cb-469f-a165-70867728950e\",\"audience\":\"merchant\"}";
+    Merchant.Reply token =
+        merchant.post("/v1/embed_tokens", tokenBody, "Idempotency-Key", "vault-embed-token");
+    assertEquals(201, token.status(), token.raw().body());
+    Merchant.Reply tokenAgain =
+        merchant.post("/v1/embed_tokens", tokenBody, "Idempotency-Key", "vault-embed-token");
+    assertEquals(token.raw().body(), tokenAgain.raw().body(), "the replay shows the same token");
+    String embedToken = token.json().get("token").asText();
+    secrets.put("embed token", embedToken);
+    assertEquals(
+        200, new Merchant(system.gatewayUrl(), embedToken).get("/embed/v1/session").status());
+    assertEquals(
+        401,
+        new Merchant(system.gatewayUrl(), embedToken + "x").get("/embed/v1/session").status(),
+        "a refused token is not logged either");
+
     secrets.forEach(
         (what, secret) ->
             assertTrue(
                 secret.startsWith("sk_test_")
                     || secret.startsWith("sk_live_")
-                    || secret.startsWith("whsec_"),
+                    || secret.startsWith("whsec_")
+                    || secret.startsWith("eyJ"),
                 what + " is shown in clear to its owner: " + secret));
 
     // Let the relays publish and the reply recorder store everything it will store.
