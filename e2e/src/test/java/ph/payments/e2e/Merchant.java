@@ -34,6 +34,41 @@ final class Merchant {
     String code() {
       return json.at("/error/code").asText(null);
     }
+
+    /** The body of a 201; anything else fails the test with the body. */
+    JsonNode created() {
+      return expect(201);
+    }
+
+    /** The body of a 200; anything else fails the test with the body. */
+    JsonNode ok() {
+      return expect(200);
+    }
+
+    private JsonNode expect(int expected) {
+      if (status != expected) {
+        throw new AssertionError("expected " + expected + ", got " + status + ": " + raw.body());
+      }
+      return json;
+    }
+  }
+
+  /** A JSON object from alternating keys and values, in that order. */
+  static String json(Object... keysAndValues) {
+    java.util.Map<String, Object> body = new java.util.LinkedHashMap<>();
+    for (int i = 0; i < keysAndValues.length; i += 2) {
+      body.put((String) keysAndValues[i], keysAndValues[i + 1]);
+    }
+    return json(body);
+  }
+
+  /** {@code body} as a JSON object. */
+  static String json(java.util.Map<String, ?> body) {
+    try {
+      return JSON.writeValueAsString(body);
+    } catch (java.io.IOException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   Reply get(String path) {

@@ -12,6 +12,7 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.HexFormat;
 import java.util.List;
@@ -20,7 +21,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The whole system as separate processes, started by {@code bin/run --no-build} with its own ports,
- * databases and run folder, so it never collides with a developer's running system.
+ * databases and run folder, so it never collides with a developer's running system. With {@link
+ * #startWithGatewayClock}, api-gateway runs in this JVM instead, on a clock the test moves.
  */
 final class SystemUnderTest implements AutoCloseable {
 
@@ -36,6 +38,7 @@ final class SystemUnderTest implements AutoCloseable {
   final Duration startUp;
   private final Process process;
   private final Path output;
+  private final GatewayInThisJvm gatewayInThisJvm; // null: bin/run runs the gateway
 
   private SystemUnderTest(
       Path repo,
@@ -46,6 +49,7 @@ final class SystemUnderTest implements AutoCloseable {
       Map<String, Integer> internalPorts,
       Process process,
       Path output,
+      GatewayInThisJvm gatewayInThisJvm,
       Duration startUp) {
     this.repo = repo;
     this.runDir = runDir;
@@ -55,6 +59,7 @@ final class SystemUnderTest implements AutoCloseable {
     this.internalPorts = internalPorts;
     this.process = process;
     this.output = output;
+    this.gatewayInThisJvm = gatewayInThisJvm;
     this.startUp = startUp;
   }
 
@@ -67,6 +72,22 @@ final class SystemUnderTest implements AutoCloseable {
    * short {@code WEBHOOK_RETRY_SCHEDULE}); it is applied last, so it wins.
    */
   static SystemUnderTest start(String name, Map<String, String> environment) throws Exception {
+    return start(name, environment, null);
+  }
+
+  /**
+   * As {@link #start(String, Map)}, but api-gateway runs inside this JVM ({@link GatewayInThisJvm})
+   * with {@code clock} as its {@link Clock}, so the test can move the gateway's time (token expiry,
+   * for one) without a production backdoor; bin/run starts the broker and the three other services
+   * ({@code RUN_SERVICES}) and hands over the environment the gateway would have had.
+   */
+  static SystemUnderTest startWithGatewayClock(
+      String name, Map<String, String> environment, Clock clock) throws Exception {
+    return start(name, environment, clock);
+  }
+
+  private static SystemUnderTest start(
+      String name, Map<String, String> environment, Clock gatewayClock) throws Exception {
     Path repo = Path.of("").toAbsolutePath().getParent();
     Path runDir = repo.resolve("e2e/target/run-" + name);
     Files.createDirectories(runDir);
@@ -89,6 +110,11 @@ final class SystemUnderTest implements AutoCloseable {
     env.put("KAFKA_PORT", Integer.toString(freePort()));
     env.put("KAFKA_CONTROLLER_PORT", Integer.toString(freePort()));
     env.put("PAYMENTS_ADMIN_TOKEN", adminToken);
+    if (gatewayClock != null) {
+      env.put(
+          "RUN_SERVICES",
+          String.join(" ", SERVICES.stream().filter(s -> !s.equals(GATEWAY)).toList()));
+    }
     env.putAll(environment);
     Path output = runDir.resolve("run-output.log");
     builder.redirectErrorStream(true);
@@ -98,7 +124,7 @@ final class SystemUnderTest implements AutoCloseable {
     Process process = builder.start();
     SystemUnderTest system =
         new SystemUnderTest(
-            repo, runDir, dbPrefix, adminToken, gateway, internal, process, output, null);
+            repo, runDir, dbPrefix, adminToken, gateway, internal, process, output, null, null);
     long deadline = started + TimeUnit.SECONDS.toNanos(300); // beyond bin/run's own limits
     while (!system.outputHas("READY")) {
       if (!process.isAlive() || System.nanoTime() > deadline) {
@@ -108,9 +134,25 @@ final class SystemUnderTest implements AutoCloseable {
       }
       Thread.sleep(200);
     }
+    GatewayInThisJvm inThisJvm = null;
+    if (gatewayClock != null) {
+      try {
+        inThisJvm =
+            GatewayInThisJvm.start(repo, runDir.resolve("env/" + GATEWAY + ".env"), gatewayClock);
+        while (!system.healthy(GATEWAY)) {
+          awaitBefore(deadline, "the gateway in this JVM did not get healthy");
+        }
+      } catch (Exception | Error e) {
+        if (inThisJvm != null) {
+          inThisJvm.close();
+        }
+        system.close();
+        throw e;
+      }
+    }
     Duration startUp = Duration.ofNanos(System.nanoTime() - started);
     return new SystemUnderTest(
-        repo, runDir, dbPrefix, adminToken, gateway, internal, process, output, startUp);
+        repo, runDir, dbPrefix, adminToken, gateway, internal, process, output, inThisJvm, startUp);
   }
 
   String gatewayUrl() {
@@ -146,8 +188,11 @@ final class SystemUnderTest implements AutoCloseable {
     dropDatabases();
   }
 
-  /** SIGTERM to bin/run; returns its exit code. */
-  int stop() throws InterruptedException {
+  /** SIGTERM to bin/run (after stopping a gateway in this JVM); returns bin/run's exit code. */
+  int stop() throws Exception {
+    if (gatewayInThisJvm != null) {
+      gatewayInThisJvm.close();
+    }
     if (process.isAlive()) {
       process.destroy();
       if (!process.waitFor(60, TimeUnit.SECONDS)) {
@@ -161,6 +206,8 @@ final class SystemUnderTest implements AutoCloseable {
   /** The components bin/run supervises, by the names of their pid files in {@code RUN_DIR/pids}. */
   static final List<String> SERVICES =
       List.of("api-gateway", "payments-service", "ledger-service", "webhook-service");
+
+  private static final String GATEWAY = "api-gateway";
 
   static final String KAFKA = "kafka";
 

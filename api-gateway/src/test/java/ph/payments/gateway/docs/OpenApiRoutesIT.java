@@ -25,8 +25,6 @@ import ph.payments.gateway.support.Http;
 @MicronautTest
 class OpenApiRoutesIT extends GatewayTest {
 
-  private static final String PANEL_SCRIPT = "/embed/v1/panel.js";
-
   @Inject Router router;
 
   @Test
@@ -48,9 +46,6 @@ class OpenApiRoutesIT extends GatewayTest {
             operations
                 .keySet()
                 .forEach(method -> described.add(method.toUpperCase() + " " + path)));
-    // The panel's script is the widget's (issue 18, part B, another branch): described here with
-    // the embed API, routed once that branch is merged; drop this line then.
-    described.remove("GET " + PANEL_SCRIPT);
 
     Set<String> routed = new TreeSet<>();
     router
@@ -67,7 +62,7 @@ class OpenApiRoutesIT extends GatewayTest {
                       || path.startsWith("/.well-known/");
               boolean testOnly =
                   path.startsWith("/v1/test_") && !path.startsWith("/v1/test_helpers/");
-              if (api && method != HttpMethod.HEAD && !testOnly && !path.equals(PANEL_SCRIPT)) {
+              if (api && method != HttpMethod.HEAD && !testOnly) {
                 routed.add(method.name() + " " + path);
               }
             });
