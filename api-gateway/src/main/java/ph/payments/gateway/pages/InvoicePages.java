@@ -329,6 +329,11 @@ public class InvoicePages {
     for (JsonNode p : invoice.path("payments")) {
       Map<String, Object> row = new HashMap<>();
       row.put("amount", Format.money(p.path("amount").decimalValue(), currency));
+      BigDecimal refunded =
+          p.path("amount_refunded").isNumber()
+              ? p.path("amount_refunded").decimalValue()
+              : BigDecimal.ZERO;
+      row.put("refunded", refunded.signum() > 0 ? Format.money(refunded, currency) : null);
       row.put("method", Format.method(p.path("method").asText()));
       row.put("date", time(p, "succeeded_at"));
       String url = p.path("receipt_url").asText("");

@@ -715,7 +715,9 @@ class InvoiceFlowIT implements TestPropertyProvider {
     assertTrue(page.get("methods").size() > 0);
     paid(merchant, v.get("id").asText(), null);
     JsonNode payment = publicRead(v).get("payments").get(0);
-    assertEquals(List.of("amount", "method", "succeeded_at", "receipt_url"), iterate(payment));
+    assertEquals(
+        List.of("amount", "amount_refunded", "method", "succeeded_at", "receipt_url"),
+        iterate(payment));
     assertTrue(payment.get("receipt_url").asText().startsWith(BASE + "/receipts/"));
   }
 
@@ -806,7 +808,10 @@ class InvoiceFlowIT implements TestPropertyProvider {
     assertEquals(List.of("60.00 duplicate succeeded"), refundsOf(all));
     JsonNode kept = payment(merchant, all);
     assertEquals("succeeded", kept.get("status").asText(), "40.00 of it is kept");
-    assertEquals(2, publicRead(v).get("payments").size());
+    JsonNode shown = publicRead(v).get("payments");
+    assertEquals(2, shown.size());
+    assertMoney("0", shown.get(0).get("amount_refunded"));
+    assertMoney("60", shown.get(1).get("amount_refunded"));
   }
 
   @Test

@@ -185,14 +185,19 @@ public class JdbcInvoices {
 
   /** A succeeded (or later refunded) payment of an invoice, as its page shows it. */
   public record PaidPayment(
-      String id, BigDecimal amount, String method, Instant succeededAt, String checkoutToken) {}
+      String id,
+      BigDecimal amount,
+      BigDecimal refunded,
+      String method,
+      Instant succeededAt,
+      String checkoutToken) {}
 
   /** The invoice's payments that succeeded (refunded ones included), oldest success first. */
   public List<PaidPayment> paidPayments(Connection connection, String invoiceId)
       throws SQLException {
     try (PreparedStatement select =
         connection.prepareStatement(
-            "SELECT p.id, p.amount, p.method, p.succeeded_at, p.checkout_token"
+            "SELECT p.id, p.amount, p.refunded_amount, p.method, p.succeeded_at, p.checkout_token"
                 + " FROM invoice_payments ip JOIN payments p ON p.id = ip.payment_id"
                 + " WHERE ip.invoice_id = ? AND p.succeeded_at IS NOT NULL"
                 + " ORDER BY p.succeeded_at, p.id")) {
@@ -204,9 +209,10 @@ public class JdbcInvoices {
               new PaidPayment(
                   rs.getString(1),
                   rs.getBigDecimal(2),
-                  rs.getString(3),
-                  rs.getTimestamp(4).toInstant(),
-                  rs.getString(5)));
+                  rs.getBigDecimal(3),
+                  rs.getString(4),
+                  rs.getTimestamp(5).toInstant(),
+                  rs.getString(6)));
         }
       }
       return paid;

@@ -109,6 +109,7 @@ public class PublicInvoicesController {
     for (JdbcInvoices.PaidPayment p : found.payments()) {
       ObjectNode payment = payments.addObject();
       payment.put("amount", p.amount());
+      payment.put("amount_refunded", p.refunded());
       payment.put("method", p.method());
       payment.put("succeeded_at", p.succeededAt().getEpochSecond());
       payment.put(
