@@ -37,6 +37,9 @@ import ph.payments.platform.tx.Transactions;
 @Singleton
 public class CommandBus {
 
+  /** How often a wait for another request's command looks into the command log. */
+  static final Duration LOG_POLL = Duration.ofMillis(250);
+
   /** Retry-After of a 503 (or a 202) for a command whose outcome is not known yet. */
   public static final Duration RETRY_AFTER = Duration.ofSeconds(1);
 
@@ -282,8 +285,32 @@ public class CommandBus {
      * (the command stays accepted and will still be applied).
      */
     public Optional<CommandReply> awaitReply() {
+      return awaitReplyWithin(replyTimeout);
+    }
+
+    /**
+     * The reply, waiting up to {@code within} for it and looking in the command log every {@link
+     * #LOG_POLL} meanwhile: a reply published before this instance listened (a gateway that just
+     * restarted) reaches the log through the durable recorder only. Empty when none came.
+     */
+    public Optional<CommandReply> awaitReply(Duration within) {
+      long deadline = System.nanoTime() + within.toNanos();
+      while (true) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          return recordedReply(commandId);
+        }
+        Optional<CommandReply> reply =
+            awaitReplyWithin(Duration.ofNanos(Math.min(left, LOG_POLL.toNanos())));
+        if (reply.isPresent()) {
+          return reply;
+        }
+      }
+    }
+
+    private Optional<CommandReply> awaitReplyWithin(Duration timeout) {
       try {
-        return Optional.of(reply.get(replyTimeout.toMillis(), TimeUnit.MILLISECONDS));
+        return Optional.of(reply.get(timeout.toNanos(), TimeUnit.NANOSECONDS));
       } catch (TimeoutException e) {
         // The broadcast may have been missed (e.g. right after start-up); the log is the truth.
         return recordedReply(commandId);

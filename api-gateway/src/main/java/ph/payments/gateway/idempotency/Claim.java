@@ -17,8 +17,12 @@ sealed interface Claim {
    */
   record Completed(String commandId, int status, String body) implements Claim {}
 
-  /** The key's request is still waiting for its reply somewhere: 409 {@code conflict}. */
-  record Busy(Duration lockedFor) implements Claim {}
+  /**
+   * The key's request is still waiting for the reply to {@code commandId} somewhere (or was, until
+   * its gateway died): this request waits for that reply too, up to {@code lockedFor}, and answers
+   * it; 409 {@code conflict} when it does not come.
+   */
+  record Busy(String commandId, Duration lockedFor) implements Claim {}
 
   /**
    * The key's request gave up waiting (it answered 503) and its command has no reply yet: this

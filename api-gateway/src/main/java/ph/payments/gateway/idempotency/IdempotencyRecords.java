@@ -101,7 +101,8 @@ final class IdempotencyRecords {
           }
           Timestamp locked = row.getTimestamp("locked_until");
           if (locked != null && locked.toInstant().isAfter(now)) {
-            return new Claim.Busy(Duration.between(now, locked.toInstant()));
+            return new Claim.Busy(
+                row.getString("command_id"), Duration.between(now, locked.toInstant()));
           }
           String existingCommand = row.getString("command_id");
           relock(connection, owner, lockedUntil);

@@ -22,8 +22,11 @@ import ph.payments.platform.tx.Transactions;
  *
  * <ul>
  *   <li>The record is claimed in the transaction that writes the command and its outbox row, so
- *       concurrent duplicates create exactly one command; the others get 409 {@code conflict}, or
- *       the stored response once the first one finished.
+ *       concurrent duplicates create exactly one command. A duplicate that finds the key locked
+ *       (its first request still waits for the reply, or waited in a gateway that died) waits for
+ *       the same command's reply, up to the lock and the reply timeout, and answers it as a replay
+ *       as soon as the owner's reply arrives (issue 19: it was 409 until the lock ended, ~10 s
+ *       after a gateway died); 409 {@code conflict} only when no reply came in that time.
  *   <li>The same key with another method, path or body is 409 {@code conflict}.
  *   <li>A completed record replays its status and body byte for byte.
  *   <li>A record whose request gave up waiting (202 for a creation, 503 otherwise) is taken over by
@@ -91,6 +94,9 @@ public class IdempotentCommands {
     }
 
     Claim claim = found.get();
+    if (claim instanceof Claim.Busy busy) {
+      return awaitHolder(busy);
+    }
     if (!(claim instanceof Claim.TakenOver takenOver)) {
       return replayOrRefuse(claim);
     }
@@ -148,7 +154,10 @@ public class IdempotentCommands {
     // A local record is never left in progress (it completes in the claiming transaction), so a
     // takeover cannot happen; were one found, it is refused like a busy key.
     Claim claim = found.get();
-    return replayOrRefuse(claim instanceof Claim.TakenOver ? new Claim.Busy(Duration.ZERO) : claim);
+    return replayOrRefuse(
+        claim instanceof Claim.TakenOver taken
+            ? new Claim.Busy(taken.commandId(), Duration.ZERO)
+            : claim);
   }
 
   /**
@@ -182,6 +191,29 @@ public class IdempotentCommands {
       found.set(claim);
       return claim instanceof Claim.Admitted;
     };
+  }
+
+  /**
+   * Waits for the reply to the command that holds the key, no longer than the lock lasts nor than
+   * this request would wait for its own reply, and answers it as a replay; 409 when none came. The
+   * holder may be gone (its gateway died): the reply then reaches this request through this
+   * instance's reply waker or, when it was published before this instance listened, the command log
+   * once the durable recorder wrote it.
+   */
+  private Response awaitHolder(Claim.Busy busy) {
+    Duration wait =
+        busy.lockedFor().compareTo(bus.replyTimeout()) < 0 ? busy.lockedFor() : bus.replyTimeout();
+    try (CommandBus.Waiter waiter = bus.expect(busy.commandId())) {
+      Optional<CommandReply> reply = bus.recordedReply(busy.commandId());
+      if (reply.isEmpty()) {
+        reply = waiter.awaitReply(wait);
+      }
+      if (reply.isPresent()) {
+        Response stored = store(busy.commandId(), reply.get());
+        return new Response(stored.commandId(), stored.status(), stored.body(), true);
+      }
+    }
+    return replayOrRefuse(busy);
   }
 
   /** The stored response of a completed record, or the refusal of a mismatched or busy key. */

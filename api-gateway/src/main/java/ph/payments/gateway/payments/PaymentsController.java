@@ -25,6 +25,7 @@ import ph.payments.gateway.web.CommandEndpoint;
 import ph.payments.gateway.web.Fields;
 import ph.payments.gateway.web.ListParams;
 import ph.payments.gateway.web.Metadata;
+import ph.payments.gateway.web.TestHelperBodies;
 import ph.payments.platform.errors.ApiException;
 import ph.payments.platform.ids.IdType;
 import ph.payments.platform.money.Money;
@@ -155,7 +156,8 @@ public class PaymentsController {
   @Post("/test_helpers/payments/{id}/{action}")
   @TestModeOnly
   @RequiresScope("payments:write")
-  public HttpResponse<?> testHelper(HttpRequest<?> request, String id, String action) {
+  public HttpResponse<?> testHelper(
+      HttpRequest<?> request, String id, String action, @Nullable @Body JsonNode json) {
     if (!HELPER_ACTIONS.contains(action)) {
       throw ApiException.notFound("test helper");
     }
@@ -166,7 +168,7 @@ public class PaymentsController {
         Topics.PAYMENTS_COMMANDS,
         "test_helpers.payments." + action,
         id,
-        ph.payments.platform.json.Json.mapper().createObjectNode());
+        TestHelperBodies.of(action, json));
   }
 
   private static void requirePaymentId(String id) {

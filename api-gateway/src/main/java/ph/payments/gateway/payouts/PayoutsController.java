@@ -13,6 +13,7 @@ import io.micronaut.scheduling.annotation.ExecuteOn;
 import java.math.BigDecimal;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Pattern;
 import ph.payments.contracts.Topics;
 import ph.payments.gateway.auth.MerchantContext;
 import ph.payments.gateway.auth.RequiresScope;
@@ -23,9 +24,9 @@ import ph.payments.gateway.web.CommandEndpoint;
 import ph.payments.gateway.web.Fields;
 import ph.payments.gateway.web.ListParams;
 import ph.payments.gateway.web.Metadata;
+import ph.payments.gateway.web.TestHelperBodies;
 import ph.payments.platform.errors.ApiException;
 import ph.payments.platform.ids.IdType;
-import ph.payments.platform.json.Json;
 import ph.payments.platform.money.Money;
 
 /**
@@ -43,6 +44,9 @@ public class PayoutsController {
       new CommandEndpoint.Creation(CREATE, "payout", "/v1/payouts");
   static final Set<String> STATUSES = Set.of("pending", "processing", "succeeded", "failed");
   static final Set<String> HELPER_ACTIONS = Set.of("succeed", "fail");
+
+  /** A registry code (SWIFT-style, upper case), the cursor of {@code GET /v1/payout-banks}. */
+  static final Pattern BANK_CODE = Pattern.compile("[A-Z0-9]{1,32}");
 
   private final CommandEndpoint commands;
   private final ReadRouter reads;
@@ -105,19 +109,28 @@ public class PayoutsController {
         id);
   }
 
-  /** The bank-code registry for bank payouts, whole, ordered by code. */
+  /**
+   * The bank-code registry for bank payouts, ordered by code, paged like every list; {@code
+   * starting_after} is the last code of the previous page.
+   */
   @Get("/payout-banks")
   @RequiresScope("payouts:read")
   public HttpResponse<String> banks(HttpRequest<?> request) {
+    ListParams.from(request, BANK_CODE);
     return reads.get(
-        request, MerchantContext.of(request), Owner.PAYMENTS, "/internal/payout-banks", Set.of());
+        request,
+        MerchantContext.of(request),
+        Owner.PAYMENTS,
+        "/internal/payout-banks",
+        Set.of("limit", "starting_after"));
   }
 
   /** Sandbox only: the rail decides a payout it has not finished. */
   @Post("/test_helpers/payouts/{id}/{action}")
   @TestModeOnly
   @RequiresScope("payouts:write")
-  public HttpResponse<?> testHelper(HttpRequest<?> request, String id, String action) {
+  public HttpResponse<?> testHelper(
+      HttpRequest<?> request, String id, String action, @Nullable @Body JsonNode json) {
     if (!HELPER_ACTIONS.contains(action)) {
       throw ApiException.notFound("test helper");
     }
@@ -128,7 +141,7 @@ public class PayoutsController {
         Topics.PAYMENTS_COMMANDS,
         "test_helpers.payouts." + action,
         id,
-        Json.mapper().createObjectNode());
+        TestHelperBodies.of(action, json));
   }
 
   private static void requirePayoutId(String id) {

@@ -22,9 +22,9 @@ import ph.payments.gateway.routing.ReadRouter;
 import ph.payments.gateway.web.CommandEndpoint;
 import ph.payments.gateway.web.Fields;
 import ph.payments.gateway.web.ListParams;
+import ph.payments.gateway.web.TestHelperBodies;
 import ph.payments.platform.errors.ApiException;
 import ph.payments.platform.ids.IdType;
-import ph.payments.platform.json.Json;
 import ph.payments.platform.money.Money;
 
 /**
@@ -112,7 +112,8 @@ public class RefundsController {
   @Post("/test_helpers/refunds/{id}/{action}")
   @TestModeOnly
   @RequiresScope("refunds:write")
-  public HttpResponse<?> testHelper(HttpRequest<?> request, String id, String action) {
+  public HttpResponse<?> testHelper(
+      HttpRequest<?> request, String id, String action, @Nullable @Body JsonNode json) {
     if (!HELPER_ACTIONS.contains(action)) {
       throw ApiException.notFound("test helper");
     }
@@ -123,7 +124,7 @@ public class RefundsController {
         Topics.PAYMENTS_COMMANDS,
         "test_helpers.refunds." + action,
         id,
-        Json.mapper().createObjectNode());
+        TestHelperBodies.of(action, json));
   }
 
   private static void requireRefundId(String id) {

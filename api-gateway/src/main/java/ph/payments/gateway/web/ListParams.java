@@ -4,6 +4,7 @@ import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpRequest;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.regex.Pattern;
 import ph.payments.platform.errors.ApiException;
 
 /**
@@ -15,10 +16,23 @@ public record ListParams(int limit, @Nullable String startingAfter) {
   public static final int DEFAULT_LIMIT = 25;
   public static final int MAX_LIMIT = 100;
 
+  /** The cursor of most lists: an object id such as {@code pay_…}. */
+  public static final Pattern OBJECT_ID = Pattern.compile("[a-z]+_[0-9a-z]+");
+
   /**
    * @throws ApiException 400 {@code invalid_request} naming the bad parameter
    */
   public static ListParams from(HttpRequest<?> request) {
+    return from(request, OBJECT_ID);
+  }
+
+  /**
+   * As {@link #from(HttpRequest)} for a list whose objects are named otherwise (the payout bank
+   * registry's codes).
+   *
+   * @param cursor what {@code starting_after} must match
+   */
+  public static ListParams from(HttpRequest<?> request, Pattern cursor) {
     Map<String, String> issues = new LinkedHashMap<>();
     int limit = DEFAULT_LIMIT;
     String rawLimit = request.getParameters().get("limit");
@@ -36,7 +50,7 @@ public record ListParams(int limit, @Nullable String startingAfter) {
     if (startingAfter != null
         && (startingAfter.isEmpty()
             || startingAfter.length() > 255
-            || !startingAfter.matches("[a-z]+_[0-9a-z]+"))) {
+            || !cursor.matcher(startingAfter).matches())) {
       issues.put("starting_after", "must be the id of the last object of the previous page");
     }
     if (!issues.isEmpty()) {

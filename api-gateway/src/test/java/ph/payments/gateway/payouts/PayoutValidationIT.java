@@ -137,6 +137,51 @@ class PayoutValidationIT extends GatewayTest {
   }
 
   @Test
+  void theBankListIsPagedLikeEveryList() {
+    String key = merchant.testSecret();
+    for (String[] bad :
+        new String[][] {
+          {"limit=0", "limit"},
+          {"limit=101", "limit"},
+          {"limit=x", "limit"},
+          {"starting_after=pay_01jd3k4m5n6p7q8r9s0t1v2w3x", "starting_after"},
+          {"starting_after=bnorphmmxxx", "starting_after"},
+          {"starting_after=", "starting_after"}
+        }) {
+      Http.Response response = http().get("/v1/payout-banks?" + bad[0], key);
+      assertEquals(400, response.status(), bad[0] + " → " + response);
+      assertTrue(response.json().at("/error/issues/" + bad[1]).isTextual(), response.toString());
+    }
+    // Valid parameters pass to the owner (none runs here).
+    assertEquals(
+        503, http().get("/v1/payout-banks?limit=100&starting_after=BNORPHMMXXX", key).status());
+  }
+
+  @Test
+  void helperBodiesAreChecked() {
+    String key = merchant.testSecret();
+    String helpers = "/v1/test_helpers/";
+    for (String[] bad :
+        new String[][] {
+          {"payouts/" + PAYOUT + "/fail", "{\"code\":\"Not Snake\"}", "code"},
+          {"payouts/" + PAYOUT + "/fail", "{\"code\":\"" + "a".repeat(65) + "\"}", "code"},
+          {"payouts/" + PAYOUT + "/fail", "{\"message\":\"\"}", "message"},
+          {"payouts/" + PAYOUT + "/fail", "{\"message\":7}", "message"},
+          {"payouts/" + PAYOUT + "/fail", "{\"reason\":\"x\"}", "reason"},
+          {"payouts/" + PAYOUT + "/fail", "[]", "body"},
+          {"payouts/" + PAYOUT + "/succeed", "{\"code\":\"x\"}", "code"},
+          {"refunds/re_01jd3k4m5n6p7q8r9s0t1v2w3x/fail", "{\"code\":1}", "code"},
+          {"payments/pay_01jd3k4m5n6p7q8r9s0t1v2w3x/fail", "{\"colour\":\"red\"}", "colour"},
+          {"payments/pay_01jd3k4m5n6p7q8r9s0t1v2w3x/process", "{\"code\":\"x\"}", "code"}
+        }) {
+      Http.Response response = http().post(helpers + bad[0], key, bad[1]);
+      assertEquals(400, response.status(), bad[0] + " " + bad[1] + " → " + response);
+      assertEquals("invalid_request", response.errorCode());
+      assertTrue(response.json().at("/error/issues/" + bad[2]).isTextual(), response.toString());
+    }
+  }
+
+  @Test
   void routesCheckIdsScopesAndSandboxOnlyHelpers() {
     assertEquals(
         404,

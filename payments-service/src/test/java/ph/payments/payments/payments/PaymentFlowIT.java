@@ -225,6 +225,24 @@ class PaymentFlowIT implements TestPropertyProvider {
     assertEquals("failed", failed.get("status").asText());
     assertEquals("payment_declined", failed.at("/failure/code").asText());
     assertFalse(failed.get("failed_at").isNull());
+
+    // fail takes the reason a merchant wants to rehearse; the message defaults when not given.
+    String insufficient =
+        create("test", "{\"amount\":200,\"method\":\"card\"}").body().get("id").asText();
+    JsonNode declined =
+        dispatch(
+                new Command(
+                    IdType.COMMAND.generate(),
+                    "test_helpers.payments.fail",
+                    MERCHANT,
+                    "test",
+                    insufficient,
+                    Json.tree("{\"code\":\"insufficient_funds\"}"),
+                    Instant.now()))
+            .body();
+    assertEquals("failed", declined.get("status").asText());
+    assertEquals("insufficient_funds", declined.at("/failure/code").asText());
+    assertTrue(declined.at("/failure/message").asText().contains("declined"));
   }
 
   @Test

@@ -304,6 +304,32 @@ class PayoutFlowIT implements TestPropertyProvider {
   }
 
   @Test
+  void theFailHelperReportsTheReasonAsked() {
+    String merchant = merchantWith("500");
+    String id =
+        payout(
+                merchant,
+                "{\"amount\":100,\"method\":\"ewallet1\",\"destination\":{\"account_no\":"
+                    + "\"09000000009\"}}")
+            .body()
+            .get("id")
+            .asText();
+    CommandReply failed =
+        service()
+            .dispatch(
+                ServiceClient.command(
+                    "test_helpers.payouts.fail",
+                    merchant,
+                    "test",
+                    id,
+                    "{\"code\":\"wallet_limit_exceeded\",\"message\":\"Limit reached.\"}"));
+    assertEquals(200, failed.status(), failed.body().toString());
+    assertEquals("failed", failed.body().get("status").asText());
+    assertEquals("wallet_limit_exceeded", failed.body().at("/failure/code").asText());
+    assertEquals("Limit reached.", failed.body().at("/failure/message").asText());
+  }
+
+  @Test
   void aStalledPayoutStaysProcessingUntilATestHelperDecides() {
     String merchant = merchantWith("500");
     JsonNode payout =
@@ -678,8 +704,29 @@ class PayoutFlowIT implements TestPropertyProvider {
   }
 
   @Test
+  void theBankRegistryIsPagedByCode() {
+    JsonNode first = service().json("/internal/payout-banks", IdType.MERCHANT.generate(), "test");
+    assertEquals(25, first.get("data").size(), "the default page");
+    assertTrue(first.get("has_more").asBoolean());
+    String last = first.get("data").get(24).get("code").asText();
+    JsonNode rest =
+        service()
+            .json(
+                "/internal/payout-banks?limit=100&starting_after=" + last,
+                IdType.MERCHANT.generate(),
+                "test");
+    assertFalse(rest.get("has_more").asBoolean());
+    assertTrue(rest.get("data").get(0).get("code").asText().compareTo(last) > 0);
+    JsonNode two =
+        service().json("/internal/payout-banks?limit=2", IdType.MERCHANT.generate(), "test");
+    assertEquals(2, two.get("data").size());
+    assertEquals(first.get("data").get(1), two.get("data").get(1));
+  }
+
+  @Test
   void theBankRegistryIsLoadedFromItsDataFile() throws Exception {
-    JsonNode list = service().json("/internal/payout-banks", IdType.MERCHANT.generate(), "test");
+    JsonNode list =
+        service().json("/internal/payout-banks?limit=100", IdType.MERCHANT.generate(), "test");
     assertEquals("list", list.get("object").asText());
     assertFalse(list.get("has_more").asBoolean());
     long rows;
@@ -725,7 +772,7 @@ class PayoutFlowIT implements TestPropertyProvider {
           });
       Map<String, Integer> status = new HashMap<>();
       service()
-          .json("/internal/payout-banks", IdType.MERCHANT.generate(), "test")
+          .json("/internal/payout-banks?limit=100", IdType.MERCHANT.generate(), "test")
           .get("data")
           .forEach(b -> status.put(b.get("code").asText(), b.get("status").asInt()));
       assertEquals(0, status.get("ZZZZPHMMXXX"), "kept, never deleted: old payouts name it");

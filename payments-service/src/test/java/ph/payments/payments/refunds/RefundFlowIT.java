@@ -207,6 +207,44 @@ class RefundFlowIT implements TestPropertyProvider {
   }
 
   @Test
+  void magicAmountsMakeASandboxRefundFailOrWaitAndFailTakesTheReasonAsked() {
+    String merchant = IdType.MERCHANT.generate();
+    String payment = succeededPayment(merchant, "card", "500");
+    JsonNode declined =
+        refund(merchant, "{\"payment\":\"" + payment + "\",\"amount\":91.91}").body();
+    String declinedId = declined.get("id").asText();
+    assertEquals("failed", declined.get("status").asText());
+    assertEquals("refund_declined", declined.at("/failure/code").asText());
+    assertEquals(List.of("refund.created", "refund.failed"), service().eventTypes(declinedId));
+
+    JsonNode waiting =
+        refund(merchant, "{\"payment\":\"" + payment + "\",\"amount\":92.92}").body();
+    String waitingId = waiting.get("id").asText();
+    assertEquals("processing", waiting.get("status").asText(), "a card refund would succeed");
+    CommandReply failed =
+        service()
+            .dispatch(
+                ServiceClient.command(
+                    "test_helpers.refunds.fail",
+                    merchant,
+                    "test",
+                    waitingId,
+                    "{\"code\":\"account_closed\",\"message\":\"The card account is closed.\"}"));
+    assertEquals(200, failed.status(), failed.body().toString());
+    assertEquals("failed", failed.body().get("status").asText());
+    assertEquals("account_closed", failed.body().at("/failure/code").asText());
+    assertEquals("The card account is closed.", failed.body().at("/failure/message").asText());
+    assertEquals(
+        "500.00",
+        refund(merchant, "{\"payment\":\"" + payment + "\"}")
+            .body()
+            .get("amount")
+            .decimalValue()
+            .toPlainString(),
+        "both failed refunds left the amount refundable");
+  }
+
+  @Test
   void concurrentRefundsRacingForTheLastCentavosNeverPassTheAmount() throws Exception {
     String merchant = IdType.MERCHANT.generate();
     String payment = succeededPayment(merchant, "bank_transfer", "100");

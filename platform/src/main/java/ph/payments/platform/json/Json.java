@@ -1,6 +1,7 @@
 package ph.payments.platform.json;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -23,7 +24,10 @@ import java.io.UncheckedIOException;
  *       passes through {@code double};
  *   <li>nulls are written: the spec's nullable fields are present and null;
  *   <li>unknown properties are ignored between services (a newer producer may add fields); the HTTP
- *       edge rejects them explicitly where the spec's bodies are strict.
+ *       edge rejects them explicitly where the spec's bodies are strict;
+ *   <li>a duplicated key is an error, never "the last one wins": {@code
+ *       {"amount":100,"amount":200}} would otherwise be 200 to us and 100 to a proxy or log that
+ *       reads the first one (issue 19). Our own writers never repeat a key.
  * </ul>
  */
 public final class Json {
@@ -46,6 +50,7 @@ public final class Json {
     mapper.disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS);
     mapper.disable(SerializationFeature.FAIL_ON_EMPTY_BEANS);
     mapper.configure(MapperFeature.ALLOW_COERCION_OF_SCALARS, false);
+    mapper.enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
     mapper.setSerializationInclusion(JsonInclude.Include.ALWAYS);
     return mapper;
   }

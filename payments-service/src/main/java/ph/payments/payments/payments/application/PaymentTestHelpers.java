@@ -77,7 +77,13 @@ public class PaymentTestHelpers {
 
     private CommandReply run(Connection connection, Command command, SandboxProvider.Action action)
         throws SQLException {
-      return drive(connection, command, action, SandboxProvider.Decline.DEFAULT, Check.NONE);
+      // fail takes the reason the merchant asked for ({code?, message?}; the gateway checked it).
+      return drive(
+          connection,
+          command,
+          action,
+          SandboxProvider.Decline.requested(command.body(), SandboxProvider.Decline.DEFAULT),
+          Check.NONE);
     }
 
     /** What a sandbox action may require of the payment and its sandbox order before it runs. */

@@ -94,7 +94,11 @@ public class PayoutTestHelpers {
       // batch job uses too.
       try {
         for (SandboxProvider.SignedCallback callback :
-            rail.simulate(connection, payout.providerRef(), action)) {
+            rail.simulate(
+                connection,
+                payout.providerRef(),
+                action,
+                SandboxProvider.Decline.requested(command.body(), SandboxPayoutRail.REJECTED))) {
           callbacks.receive(connection, rail, callback.body(), callback.signature());
         }
       } catch (SandboxProvider.Refused e) {

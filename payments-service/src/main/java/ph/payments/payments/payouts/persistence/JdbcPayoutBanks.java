@@ -29,17 +29,26 @@ public class JdbcPayoutBanks {
     }
   }
 
-  /** The whole registry, ordered by code. */
-  public List<PayoutBank> all(Connection connection) throws SQLException {
+  /**
+   * Up to {@code rows} institutions ordered by code, after {@code startingAfter} (a code; null for
+   * the first page).
+   */
+  public List<PayoutBank> page(Connection connection, String startingAfter, int rows)
+      throws SQLException {
     try (PreparedStatement select =
-            connection.prepareStatement(
-                "SELECT code, name, brstn, status FROM payout_banks ORDER BY code");
-        ResultSet rs = select.executeQuery()) {
-      List<PayoutBank> banks = new ArrayList<>();
-      while (rs.next()) {
-        banks.add(read(rs));
+        connection.prepareStatement(
+            "SELECT code, name, brstn, status FROM payout_banks"
+                + " WHERE (?::text IS NULL OR code > ?) ORDER BY code LIMIT ?")) {
+      select.setString(1, startingAfter);
+      select.setString(2, startingAfter);
+      select.setInt(3, rows);
+      try (ResultSet rs = select.executeQuery()) {
+        List<PayoutBank> banks = new ArrayList<>();
+        while (rs.next()) {
+          banks.add(read(rs));
+        }
+        return banks;
       }
-      return banks;
     }
   }
 

@@ -16,6 +16,7 @@ import ph.payments.payments.payouts.domain.Payout;
 import ph.payments.payments.payouts.domain.PayoutStatus;
 import ph.payments.payments.payouts.persistence.JdbcPayoutBanks;
 import ph.payments.payments.payouts.persistence.JdbcPayouts;
+import ph.payments.payments.web.ListPages;
 import ph.payments.platform.errors.ApiException;
 import ph.payments.platform.json.Json;
 import ph.payments.platform.micronaut.InternalHeaders;
@@ -81,24 +82,29 @@ public class InternalPayoutsController {
   }
 
   /**
-   * The whole registry in one page, ordered by code: it holds a few dozen institutions, so it is
-   * not paged ({@code has_more} is always false). Inactive codes are listed with status 0.
+   * The registry ordered by code, paged like every list (SPEC part 4: {@code limit}, default 25,
+   * and {@code starting_after}, here the last code of the previous page). Inactive codes are listed
+   * with status 0.
    */
   @Get("/payout-banks")
-  public ObjectNode banks() {
-    List<JdbcPayoutBanks.PayoutBank> all = transactions.inTransaction(banks::all);
-    ObjectNode list = Json.mapper().createObjectNode();
-    list.put("object", "list");
-    ArrayNode data = list.putArray("data");
-    for (JdbcPayoutBanks.PayoutBank bank : all) {
-      ObjectNode json = data.addObject();
-      json.put("code", bank.code());
-      json.put("name", bank.name());
-      json.put("brstn", bank.brstn());
-      json.put("status", bank.status());
-    }
-    list.put("has_more", false);
-    return list;
+  public ObjectNode banks(
+      @Nullable @QueryValue Integer limit,
+      @Nullable @QueryValue("starting_after") String startingAfter) {
+    int pageSize = ListPages.pageSize(limit);
+    List<JdbcPayoutBanks.PayoutBank> rows =
+        transactions.inTransaction(
+            c -> banks.page(c, startingAfter, ListPages.rowsToRead(pageSize)));
+    return ListPages.envelope(
+        rows,
+        pageSize,
+        bank -> {
+          ObjectNode json = Json.mapper().createObjectNode();
+          json.put("code", bank.code());
+          json.put("name", bank.name());
+          json.put("brstn", bank.brstn());
+          json.put("status", bank.status());
+          return json;
+        });
   }
 
   private static PayoutStatus parseStatus(String status) {

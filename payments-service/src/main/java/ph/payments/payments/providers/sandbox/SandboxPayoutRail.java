@@ -172,6 +172,18 @@ public final class SandboxPayoutRail implements PayoutAdapter {
    */
   public List<SandboxProvider.SignedCallback> simulate(
       Connection connection, String ref, Action action) throws SQLException {
+    return simulate(connection, ref, action, REJECTED);
+  }
+
+  /** The reason the test helper's {@code fail} gives when it names none. */
+  public static final SandboxProvider.Decline REJECTED =
+      new SandboxProvider.Decline(
+          "payout_rejected", "The receiving institution rejected the payout (sandbox).");
+
+  /** As {@link #simulate(Connection, String, Action)}, failing for {@code decline}. */
+  public List<SandboxProvider.SignedCallback> simulate(
+      Connection connection, String ref, Action action, SandboxProvider.Decline decline)
+      throws SQLException {
     Book book = lock(connection, ref);
     if (book == null) {
       throw new SandboxProvider.Refused("no sandbox payout " + ref);
@@ -186,11 +198,7 @@ public final class SandboxPayoutRail implements PayoutAdapter {
     }
     move(connection, ref, "failed");
     return List.of(
-        callback(
-            ref,
-            ProviderCallback.PAYOUT_FAILED,
-            "payout_rejected",
-            "The receiving institution rejected the payout (sandbox)."));
+        callback(ref, ProviderCallback.PAYOUT_FAILED, decline.code(), decline.message()));
   }
 
   /** References of this rail's queued payouts whose batch is due, oldest first. */

@@ -81,6 +81,24 @@ public final class SandboxProvider implements ProviderAdapter {
     /** The reason the test helpers give. */
     public static final Decline DEFAULT =
         new Decline("payment_declined", "The payment was declined by the provider (sandbox).");
+
+    /** The reason a refund is declined for when the test helper names none. */
+    public static final Decline REFUND_DEFAULT =
+        new Decline("refund_declined", "The refund was declined by the provider (sandbox).");
+
+    /**
+     * The reason a test helper's command body {@code {code?, message?}} asks for (the gateway
+     * checked both), the missing parts taken from {@code fallback}.
+     */
+    public static Decline requested(
+        com.fasterxml.jackson.databind.JsonNode body, Decline fallback) {
+      if (body == null) {
+        return fallback;
+      }
+      return new Decline(
+          body.path("code").isTextual() ? body.get("code").asText() : fallback.code(),
+          body.path("message").isTextual() ? body.get("message").asText() : fallback.message());
+    }
   }
 
   /** What the bank or the operators did with a refund that was not answered at once. */
@@ -98,6 +116,17 @@ public final class SandboxProvider implements ProviderAdapter {
       super(message, null, false, false);
     }
   }
+
+  /** A sandbox refund of exactly this amount is declined at once ({@code refund_declined}). */
+  public static final java.math.BigDecimal REFUND_FAILS = new java.math.BigDecimal("91.91");
+
+  /**
+   * A sandbox refund of exactly this amount stays {@code processing} until a test helper decides it
+   * (methods that refund at once otherwise; a bank transfer's always waits, QR Ph's is queued for
+   * operators).
+   */
+  public static final java.math.BigDecimal REFUND_STAYS_PROCESSING =
+      new java.math.BigDecimal("92.92");
 
   private final Kind kind;
   private final byte[] callbackSecret;
@@ -174,6 +203,14 @@ public final class SandboxProvider implements ProviderAdapter {
           case BANK_TRANSFER -> RefundOutcome.PROCESSING;
           case QRPH -> RefundOutcome.MANUAL;
         };
+    // Magic amounts (docs/refunds-payouts.md): a merchant rehearses a declined refund, or one the
+    // provider answers later, with any sandbox method.
+    if (r.amount().amount().compareTo(REFUND_FAILS) == 0) {
+      outcome = RefundOutcome.FAILED;
+    } else if (r.amount().amount().compareTo(REFUND_STAYS_PROCESSING) == 0
+        && outcome == RefundOutcome.SUCCEEDED) {
+      outcome = RefundOutcome.PROCESSING;
+    }
     Instant now = clock.instant();
     try (PreparedStatement insert =
         connection.prepareStatement(
@@ -197,7 +234,13 @@ public final class SandboxProvider implements ProviderAdapter {
       insert.setTimestamp(9, Timestamp.from(now));
       insert.executeUpdate();
     }
-    return new RefundAccepted(ref, outcome, null);
+    return new RefundAccepted(
+        ref,
+        outcome,
+        outcome == RefundOutcome.FAILED
+            ? new ph.payments.payments.payments.domain.Failure(
+                Decline.REFUND_DEFAULT.code(), Decline.REFUND_DEFAULT.message())
+            : null);
   }
 
   /**
@@ -207,6 +250,13 @@ public final class SandboxProvider implements ProviderAdapter {
    */
   public List<SignedCallback> simulateRefund(
       Connection connection, String refundRef, RefundAction action) throws SQLException {
+    return simulateRefund(connection, refundRef, action, Decline.REFUND_DEFAULT);
+  }
+
+  /** As {@link #simulateRefund(Connection, String, RefundAction)}, failing for {@code decline}. */
+  public List<SignedCallback> simulateRefund(
+      Connection connection, String refundRef, RefundAction action, Decline decline)
+      throws SQLException {
     String status;
     try (PreparedStatement select =
         connection.prepareStatement(
@@ -233,10 +283,7 @@ public final class SandboxProvider implements ProviderAdapter {
         action == RefundAction.SUCCEED
             ? callback(refundRef, ProviderCallback.REFUND_SUCCEEDED, null, null)
             : callback(
-                refundRef,
-                ProviderCallback.REFUND_FAILED,
-                "refund_declined",
-                "The refund was declined by the provider (sandbox)."));
+                refundRef, ProviderCallback.REFUND_FAILED, decline.code(), decline.message()));
   }
 
   @Override

@@ -92,7 +92,12 @@ public class RefundTestHelpers {
       // the same order as any other report of the provider.
       try {
         for (SandboxProvider.SignedCallback callback :
-            provider.simulateRefund(connection, refund.providerRef(), action)) {
+            provider.simulateRefund(
+                connection,
+                refund.providerRef(),
+                action,
+                SandboxProvider.Decline.requested(
+                    command.body(), SandboxProvider.Decline.REFUND_DEFAULT))) {
           callbacks.receive(connection, provider, callback.body(), callback.signature());
         }
       } catch (SandboxProvider.Refused e) {
