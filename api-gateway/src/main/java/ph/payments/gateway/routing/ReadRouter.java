@@ -23,6 +23,7 @@ import org.slf4j.LoggerFactory;
 import ph.payments.gateway.auth.MerchantContext;
 import ph.payments.platform.errors.ApiException;
 import ph.payments.platform.micronaut.InternalHeaders;
+import ph.payments.platform.tracing.Tracing;
 
 /**
  * Forwards a merchant's read to the service that owns the resource: the path and the allowed query
@@ -137,6 +138,8 @@ public class ReadRouter {
   }
 
   private HttpResponse<String> exchange(Owner owner, String path, MutableHttpRequest<?> forward) {
+    // The request id and trace context go on, so the owner's logs and spans join the caller's.
+    Tracing.outgoingHeaders().forEach(forward::header);
     try {
       HttpResponse<String> answer = clients.get(owner).toBlocking().exchange(forward, String.class);
       return relay(answer.getStatus(), answer.getBody().orElse(""));

@@ -137,7 +137,7 @@ public final class BatchApplier {
       transactions.inTransaction(
           connection -> {
             for (ConsumerRecord<String, byte[]> record : records) {
-              work.apply(connection, record);
+              applyTraced(work, connection, record);
             }
             return null;
           });
@@ -157,6 +157,19 @@ public final class BatchApplier {
     return records.size();
   }
 
+  /** One record's work in a span continuing its producer's trace ({@link KafkaTracing}). */
+  private void applyTraced(
+      RecordWork work, Connection connection, ConsumerRecord<String, byte[]> record)
+      throws SQLException {
+    KafkaTracing.consume(
+        name,
+        record,
+        () -> {
+          work.apply(connection, record);
+          return null;
+        });
+  }
+
   private int applyOneByOne(
       List<ConsumerRecord<String, byte[]>> records, Consumer<?, ?> consumer, RecordWork work) {
     Map<TopicPartition, ConsumerRecord<String, byte[]>> stuck = new LinkedHashMap<>();
@@ -170,7 +183,7 @@ public final class BatchApplier {
       try {
         transactions.inTransaction(
             connection -> {
-              work.apply(connection, record);
+              applyTraced(work, connection, record);
               return null;
             });
         applied.put(partition, new OffsetAndMetadata(record.offset() + 1));

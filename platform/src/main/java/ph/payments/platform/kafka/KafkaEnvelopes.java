@@ -10,8 +10,13 @@ import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import ph.payments.contracts.Envelope;
+import ph.payments.platform.tracing.Tracing;
 
-/** Maps {@link Envelope} to and from Kafka records: payload as value, the rest as headers. */
+/**
+ * Maps {@link Envelope} to and from Kafka records: payload as value, the rest as headers. The
+ * attribute {@code traceparent} travels under its W3C name, unprefixed, so any tracing-aware Kafka
+ * tool reads it.
+ */
 public final class KafkaEnvelopes {
 
   /** Envelope attributes travel as headers with this prefix. */
@@ -22,9 +27,7 @@ public final class KafkaEnvelopes {
     headers.add(Envelope.HEADER_MESSAGE_ID, utf8(envelope.messageId()));
     headers.add(Envelope.HEADER_TYPE, utf8(envelope.type()));
     headers.add(Envelope.HEADER_TIME, utf8(envelope.time().toString()));
-    envelope
-        .attributes()
-        .forEach((name, value) -> headers.add(ATTRIBUTE_PREFIX + name, utf8(value)));
+    envelope.attributes().forEach((name, value) -> headers.add(headerName(name), utf8(value)));
     return new ProducerRecord<>(topic, null, envelope.key(), envelope.payload(), headers);
   }
 
@@ -40,6 +43,8 @@ public final class KafkaEnvelopes {
         attributes.put(
             header.key().substring(ATTRIBUTE_PREFIX.length()),
             new String(header.value(), StandardCharsets.UTF_8));
+      } else if (header.key().equals(Tracing.TRACEPARENT)) {
+        attributes.put(Tracing.TRACEPARENT, new String(header.value(), StandardCharsets.UTF_8));
       }
     }
     return new Envelope(
@@ -49,6 +54,10 @@ public final class KafkaEnvelopes {
         Instant.parse(header(headers, Envelope.HEADER_TIME)),
         record.value(),
         attributes);
+  }
+
+  private static String headerName(String attribute) {
+    return attribute.equals(Tracing.TRACEPARENT) ? attribute : ATTRIBUTE_PREFIX + attribute;
   }
 
   private static String header(Headers headers, String name) {

@@ -12,6 +12,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import ph.payments.platform.commands.CommandDispatcher;
 import ph.payments.platform.kafka.BatchApplier;
 import ph.payments.platform.kafka.KafkaEnvelopes;
+import ph.payments.platform.kafka.KafkaTracing;
 import ph.payments.platform.kafka.ParkedMessages;
 import ph.payments.platform.tx.Transactions;
 
@@ -58,7 +59,13 @@ public class CommandListener {
     // Calls to other services (a payout's ledger hold) happen here, before the batch transaction
     // opens, so no transaction waits on the network (CommandHandler.prepare).
     for (ConsumerRecord<String, byte[]> record : records) {
-      dispatcher.prepare(KafkaEnvelopes.fromRecord(record));
+      KafkaTracing.consume(
+          "prepare",
+          record,
+          () -> {
+            dispatcher.prepare(KafkaEnvelopes.fromRecord(record));
+            return null;
+          });
     }
     applier.apply(
         records,

@@ -5,7 +5,9 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.time.Clock;
+import java.util.Map;
 import ph.payments.platform.json.Json;
+import ph.payments.platform.tracing.MessageContext;
 import ph.payments.platform.tx.Transactions;
 
 /**
@@ -16,6 +18,10 @@ import ph.payments.platform.tx.Transactions;
  * this process is polling already ({@link OutboxActivity}). PostgreSQL delivers notifications only
  * when (and if) the transaction commits, so the relay wakes right after the commit, on whichever
  * instance leads, and never sees a message of a rolled-back transaction.
+ *
+ * <p>The trace context and request id of the writing thread go with the row (attributes {@code
+ * traceparent} and {@code request-id}), so the trace survives the outbox: the relay puts them on
+ * the Kafka record and the consumer carries on from them.
  */
 public final class OutboxWriter {
 
@@ -57,8 +63,8 @@ public final class OutboxWriter {
       insert.setString(4, message.type());
       insert.setBytes(5, message.payload());
       insert.setTimestamp(6, Timestamp.from(clock.instant()));
-      insert.setString(
-          7, message.attributes().isEmpty() ? null : Json.toText(message.attributes()));
+      Map<String, String> attributes = MessageContext.withCurrent(message.attributes());
+      insert.setString(7, attributes.isEmpty() ? null : Json.toText(attributes));
       insert.executeUpdate();
     }
     if (activity.relayPolling()) {

@@ -1,5 +1,9 @@
 package ph.payments.webhooks.deliveries;
 
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.api.trace.StatusCode;
+import io.opentelemetry.context.Scope;
 import jakarta.inject.Singleton;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -12,6 +16,7 @@ import java.util.Map;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import ph.payments.platform.tracing.Tracing;
 import ph.payments.platform.tx.Transactions;
 import ph.payments.webhooks.endpoints.JdbcWebhookEndpoints;
 import ph.payments.webhooks.signing.AccountSecrets;
@@ -60,8 +65,41 @@ public class DeliveryAttempts {
     }
   }
 
-  /** Runs a prepared attempt; failures of the database are left to the lease. */
+  /**
+   * Runs a prepared attempt; failures of the database are left to the lease. The attempt is a span
+   * in the trace its event arrived in, with that request id in the MDC (docs/tracing.md).
+   */
   public void run(Prepared prepared) {
+    JdbcDeliveries.Work work = prepared.work();
+    Span span =
+        Tracing.tracer()
+            .spanBuilder("webhook attempt " + work.eventType())
+            .setParent(
+                Tracing.extract(
+                    name -> name.equals(Tracing.TRACEPARENT) ? work.traceparent() : null))
+            .setSpanKind(SpanKind.CLIENT)
+            .setAttribute("webhook.delivery_id", work.id())
+            .setAttribute("webhook.event_id", work.eventId())
+            .startSpan();
+    if (work.requestId() != null) {
+      span.setAttribute(Tracing.REQUEST_ID_ATTRIBUTE, work.requestId());
+    }
+    Map<String, String> previousMdc = Tracing.putMdc(span, work.requestId());
+    try (Scope ignored = span.makeCurrent()) {
+      AttemptOutcome outcome = attempt(prepared);
+      if (outcome.statusCode() != null) {
+        span.setAttribute("http.response.status_code", (long) outcome.statusCode());
+      }
+      if (!outcome.succeeded()) {
+        span.setStatus(StatusCode.ERROR, String.valueOf(outcome.error()));
+      }
+    } finally {
+      Tracing.restoreMdc(previousMdc);
+      span.end();
+    }
+  }
+
+  private AttemptOutcome attempt(Prepared prepared) {
     JdbcDeliveries.Claim claim = prepared.claim();
     JdbcDeliveries.Work work = prepared.work();
     Instant attemptedAt = clock.instant();
@@ -104,6 +142,7 @@ public class DeliveryAttempts {
               ? "next attempt at " + recorded.nextAttemptAt()
               : recorded.status().wire());
     }
+    return outcome;
   }
 
   /**

@@ -16,6 +16,9 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.ToIntFunction;
+import ph.payments.platform.tracing.MessageContext;
+import ph.payments.platform.tracing.RequestIds;
+import ph.payments.platform.tracing.Tracing;
 import ph.payments.platform.tx.Transactions;
 import ph.payments.webhooks.WebhookSettings;
 
@@ -51,7 +54,10 @@ public class JdbcDeliveries {
 
   // ------------------------------------------------------------------ creating
 
-  /** Stores the event once (later calls for the same id change nothing). */
+  /**
+   * Stores the event once (later calls for the same id change nothing), with the trace context and
+   * request id of the consumer that received it, for its attempts ({@link Work#traceparent}).
+   */
   public void insertEvent(
       Connection connection,
       String eventId,
@@ -63,14 +69,18 @@ public class JdbcDeliveries {
       throws SQLException {
     try (PreparedStatement insert =
         connection.prepareStatement(
-            "INSERT INTO webhook_events (id, merchant_id, environment, type, body, received_at)"
-                + " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING")) {
+            "INSERT INTO webhook_events (id, merchant_id, environment, type, body, received_at,"
+                + " traceparent, request_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+                + " ON CONFLICT (id) DO NOTHING")) {
+      Map<String, String> context = MessageContext.withCurrent(Map.of());
       insert.setString(1, eventId);
       insert.setString(2, merchantId);
       insert.setString(3, environment);
       insert.setString(4, type);
       insert.setBytes(5, body);
       insert.setTimestamp(6, Timestamp.from(now));
+      insert.setString(7, context.get(Tracing.TRACEPARENT));
+      insert.setString(8, context.get(RequestIds.ATTRIBUTE));
       insert.executeUpdate();
     }
   }
@@ -233,7 +243,12 @@ public class JdbcDeliveries {
     return claims;
   }
 
-  /** What an attempt needs: the delivery, its event bytes and where it goes. */
+  /**
+   * What an attempt needs: the delivery, its event bytes and where it goes.
+   *
+   * @param traceparent the trace the event arrived in (null: none), which its attempts join
+   * @param requestId the request that caused the event (null: none), for the attempt's logs
+   */
   public record Work(
       long id,
       String merchantId,
@@ -244,7 +259,9 @@ public class JdbcDeliveries {
       String eventType,
       byte[] body,
       DeliveryStatus status,
-      Long leaseToken) {}
+      Long leaseToken,
+      String traceparent,
+      String requestId) {}
 
   /** The work of several deliveries in one read, by delivery id (missing ones left out). */
   public Map<Long, Work> works(Connection connection, List<Long> ids) throws SQLException {
@@ -252,7 +269,8 @@ public class JdbcDeliveries {
     try (PreparedStatement select =
         connection.prepareStatement(
             "SELECT d.id, d.merchant_id, d.environment, d.endpoint_id, d.override_url, d.event_id,"
-                + " d.event_type, v.body, d.status, d.lease_token FROM webhook_deliveries d"
+                + " d.event_type, v.body, d.status, d.lease_token, v.traceparent, v.request_id"
+                + " FROM webhook_deliveries d"
                 + " JOIN webhook_events v ON v.id = d.event_id WHERE d.id = ANY (?)")) {
       select.setArray(1, connection.createArrayOf("bigint", ids.toArray(Long[]::new)));
       try (ResultSet rs = select.executeQuery()) {
@@ -269,7 +287,9 @@ public class JdbcDeliveries {
                   rs.getString("event_type"),
                   rs.getBytes("body"),
                   DeliveryStatus.fromWire(rs.getString("status")),
-                  rs.wasNull() ? null : lease);
+                  rs.wasNull() ? null : lease,
+                  rs.getString("traceparent"),
+                  rs.getString("request_id"));
           works.put(work.id(), work);
         }
       }

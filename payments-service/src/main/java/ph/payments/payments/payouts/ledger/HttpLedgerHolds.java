@@ -20,6 +20,7 @@ import ph.payments.payments.payouts.application.LedgerHolds;
 import ph.payments.platform.json.Json;
 import ph.payments.platform.micronaut.InternalHeaders;
 import ph.payments.platform.money.Money;
+import ph.payments.platform.tracing.Tracing;
 
 /**
  * {@link LedgerHolds} over ledger-service's internal HTTP API: {@code POST
@@ -60,18 +61,17 @@ public class HttpLedgerHolds implements LedgerHolds {
     body.put("environment", request.environment());
     body.put("amount", request.amount().amount());
     body.put("currency", request.amount().currency());
+    HttpRequest.Builder hold =
+        HttpRequest.newBuilder(holds)
+            .timeout(timeout)
+            .header(InternalHeaders.TOKEN, internalToken)
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofByteArray(Json.toBytes(body)));
+    Tracing.outgoingHeaders().forEach(hold::header);
     HttpResponse<String> response;
     try {
-      response =
-          client.send(
-              HttpRequest.newBuilder(holds)
-                  .timeout(timeout)
-                  .header(InternalHeaders.TOKEN, internalToken)
-                  .header("Content-Type", "application/json")
-                  .header("Accept", "application/json")
-                  .POST(HttpRequest.BodyPublishers.ofByteArray(Json.toBytes(body)))
-                  .build(),
-              HttpResponse.BodyHandlers.ofString());
+      response = client.send(hold.build(), HttpResponse.BodyHandlers.ofString());
     } catch (IOException e) {
       throw new Unavailable("ledger-service unreachable at " + holds + ": " + e, e);
     } catch (InterruptedException e) {
@@ -153,6 +153,7 @@ public class HttpLedgerHolds implements LedgerHolds {
             .timeout(timeout)
             .header(InternalHeaders.TOKEN, internalToken)
             .header("Accept", "application/json");
+    Tracing.outgoingHeaders().forEach(request::header);
     if (body != null) {
       request.header("Content-Type", "application/json");
       request.POST(HttpRequest.BodyPublishers.ofByteArray(body));
