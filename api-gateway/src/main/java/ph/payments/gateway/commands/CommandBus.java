@@ -1,6 +1,8 @@
 package ph.payments.gateway.commands;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import io.micronaut.context.annotation.Value;
 import jakarta.inject.Singleton;
 import java.sql.Connection;
@@ -46,16 +48,29 @@ public class CommandBus {
   private final Duration replyTimeout;
   private final Map<String, List<CompletableFuture<CommandReply>>> waiting =
       new ConcurrentHashMap<>();
+  private final Timer replied;
+  private final Timer late;
 
   public CommandBus(
       Transactions transactions,
       OutboxWriter outbox,
       Clock clock,
-      @Value("${gateway.commands.reply-timeout:10s}") Duration replyTimeout) {
+      @Value("${gateway.commands.reply-timeout:10s}") Duration replyTimeout,
+      MeterRegistry metrics) {
     this.transactions = transactions;
     this.outbox = outbox;
     this.clock = clock;
     this.replyTimeout = replyTimeout;
+    // From registering for the reply (before the command commits) to the reply or the deadline.
+    this.replied = roundTrip(metrics, "replied");
+    this.late = roundTrip(metrics, "late");
+  }
+
+  private static Timer roundTrip(MeterRegistry metrics, String outcome) {
+    return Timer.builder("gateway.command.roundtrip")
+        .description("A command's way from the gateway to its owner and its reply back")
+        .tag("outcome", outcome)
+        .register(metrics);
   }
 
   /** A command to send; the bus allocates its id and time. */
@@ -261,6 +276,7 @@ public class CommandBus {
 
     private final String commandId;
     private final CompletableFuture<CommandReply> reply;
+    private final long startedNanos = System.nanoTime();
 
     private Waiter(String commandId, CompletableFuture<CommandReply> reply) {
       this.commandId = commandId;
@@ -283,8 +299,11 @@ public class CommandBus {
      */
     public Optional<CommandReply> awaitReply() {
       try {
-        return Optional.of(reply.get(replyTimeout.toMillis(), TimeUnit.MILLISECONDS));
+        CommandReply answered = reply.get(replyTimeout.toMillis(), TimeUnit.MILLISECONDS);
+        replied.record(System.nanoTime() - startedNanos, TimeUnit.NANOSECONDS);
+        return Optional.of(answered);
       } catch (TimeoutException e) {
+        late.record(System.nanoTime() - startedNanos, TimeUnit.NANOSECONDS);
         // The broadcast may have been missed (e.g. right after start-up); the log is the truth.
         return recordedReply(commandId);
       } catch (InterruptedException e) {
