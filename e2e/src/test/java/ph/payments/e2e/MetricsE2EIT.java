@@ -50,7 +50,14 @@ class MetricsE2EIT {
     system =
         SystemUnderTest.start(
             "metrics",
-            Map.of("METRICS_TOKEN", METRICS_TOKEN, "METRICS_CONSUMER_LAG_INTERVAL", "2s"));
+            Map.of(
+                "METRICS_TOKEN",
+                METRICS_TOKEN,
+                "METRICS_CONSUMER_LAG_INTERVAL",
+                "2s",
+                // A shared machine can be slow to start four JVMs.
+                "HEALTH_TIMEOUT_SECONDS",
+                "240"));
     receiver = WebhookReceiver.start();
   }
 
