@@ -11,13 +11,15 @@ import io.micronaut.context.annotation.Value;
 import io.micronaut.context.env.Environment;
 import io.micronaut.inject.BeanDefinition;
 import io.micronaut.inject.qualifiers.Qualifiers;
-import io.micronaut.scheduling.annotation.Scheduled;
 import jakarta.annotation.PreDestroy;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -47,13 +49,23 @@ public class ConsumerLagMetrics {
   private final MultiGauge lag;
   private final Set<String> groups;
   private final Admin admin;
+  // Its own daemon thread rather than @Scheduled: a scheduled method that fires while the context
+  // shuts down would create the bean (and an admin client) again.
+  private final ScheduledExecutorService timer =
+      Executors.newSingleThreadScheduledExecutor(
+          task -> {
+            Thread thread = new Thread(task, "consumer-lag-metrics");
+            thread.setDaemon(true);
+            return thread;
+          });
 
   public ConsumerLagMetrics(
       MeterRegistry registry,
       BeanContext beans,
       Environment environment,
       KafkaSecurity security,
-      @Value("${kafka.bootstrap.servers}") String bootstrapServers) {
+      @Value("${kafka.bootstrap.servers}") String bootstrapServers,
+      @Value("${metrics.consumer-lag.interval:15s}") Duration interval) {
     this.groups = listenerGroups(beans, environment);
     this.lag =
         MultiGauge.builder("kafka.consumer.group.lag")
@@ -72,6 +84,8 @@ public class ConsumerLagMetrics {
                     AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG,
                     (int) TIMEOUT_MILLIS)));
     log.info("consumer lag metrics for groups {}", groups);
+    timer.scheduleWithFixedDelay(
+        this::refresh, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   /** The groups whose lag is reported. */
@@ -79,9 +93,6 @@ public class ConsumerLagMetrics {
     return groups;
   }
 
-  @Scheduled(
-      initialDelay = "${metrics.consumer-lag.interval:15s}",
-      fixedDelay = "${metrics.consumer-lag.interval:15s}")
   void refresh() {
     List<MultiGauge.Row<?>> rows = new ArrayList<>();
     try {
@@ -114,7 +125,9 @@ public class ConsumerLagMetrics {
       lag.register(rows, true);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-    } catch (Exception e) {
+    } catch (RuntimeException
+        | java.util.concurrent.ExecutionException
+        | java.util.concurrent.TimeoutException e) {
       // Keep the last numbers; a broker that does not answer shows in the health check.
       log.debug("reading consumer lag failed: {}", e.toString());
     }
@@ -122,7 +135,8 @@ public class ConsumerLagMetrics {
 
   @PreDestroy
   void close() {
-    admin.close(java.time.Duration.ofSeconds(2));
+    timer.shutdownNow();
+    admin.close(Duration.ofSeconds(2));
   }
 
   private static Set<String> listenerGroups(BeanContext beans, Environment environment) {
