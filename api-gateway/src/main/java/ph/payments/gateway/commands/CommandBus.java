@@ -1,6 +1,8 @@
 package ph.payments.gateway.commands;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import io.micronaut.context.annotation.Value;
 import jakarta.inject.Singleton;
 import java.sql.Connection;
@@ -49,16 +51,29 @@ public class CommandBus {
   private final Duration replyTimeout;
   private final Map<String, List<CompletableFuture<CommandReply>>> waiting =
       new ConcurrentHashMap<>();
+  private final Timer replied;
+  private final Timer late;
 
   public CommandBus(
       Transactions transactions,
       OutboxWriter outbox,
       Clock clock,
-      @Value("${gateway.commands.reply-timeout:10s}") Duration replyTimeout) {
+      @Value("${gateway.commands.reply-timeout:10s}") Duration replyTimeout,
+      MeterRegistry metrics) {
     this.transactions = transactions;
     this.outbox = outbox;
     this.clock = clock;
     this.replyTimeout = replyTimeout;
+    // From registering for the reply (before the command commits) to the reply or the deadline.
+    this.replied = roundTrip(metrics, "replied");
+    this.late = roundTrip(metrics, "late");
+  }
+
+  private static Timer roundTrip(MeterRegistry metrics, String outcome) {
+    return Timer.builder("gateway.command.roundtrip")
+        .description("A command's way from the gateway to its owner and its reply back")
+        .tag("outcome", outcome)
+        .register(metrics);
   }
 
   /** A command to send; the bus allocates its id and time. */
@@ -264,6 +279,7 @@ public class CommandBus {
 
     private final String commandId;
     private final CompletableFuture<CommandReply> reply;
+    private final long startedNanos = System.nanoTime();
 
     private Waiter(String commandId, CompletableFuture<CommandReply> reply) {
       this.commandId = commandId;
@@ -285,7 +301,10 @@ public class CommandBus {
      * (the command stays accepted and will still be applied).
      */
     public Optional<CommandReply> awaitReply() {
-      return awaitReplyWithin(replyTimeout);
+      Optional<CommandReply> answer = awaitReplyWithin(replyTimeout);
+      (answer.isPresent() ? replied : late)
+          .record(System.nanoTime() - startedNanos, TimeUnit.NANOSECONDS);
+      return answer;
     }
 
     /**

@@ -55,6 +55,10 @@ class InternalPathTricksIT implements TestPropertyProvider {
     assertEquals(200, RawHttp.get(server.getPort(), "/internal/payments", withToken).status());
     assertEquals(401, RawHttp.get(server.getPort(), "/internal/payments", scope).status());
     assertTrue(RawHttp.get(server.getPort(), "/health", Map.of()).status() < 500);
+    // Prometheus scrapes without the token (docs/operations.md), and only that exact path.
+    RawHttp.Reply scrape = RawHttp.get(server.getPort(), "/prometheus", Map.of());
+    assertEquals(200, scrape.status());
+    assertTrue(scrape.body().contains("outbox_pending"), scrape.body());
 
     List<String> tricks =
         List.of(
@@ -82,7 +86,11 @@ class InternalPathTricksIT implements TestPropertyProvider {
             "/internal/payments;x=1",
             "/internal/public/checkouts/../../payments",
             "/internal\\payments",
-            "http://localhost/internal/payments");
+            "http://localhost/internal/payments",
+            "/prometheus/../internal/payments",
+            "/prometheus/..%2finternal/payments",
+            "/prometheus%2f..%2finternal/payments",
+            "/prometheus;/../internal/payments");
     List<String> leaks = new ArrayList<>();
     for (String path : tricks) {
       RawHttp.Reply reply = RawHttp.get(server.getPort(), path, scope);

@@ -16,9 +16,9 @@ import ph.payments.platform.errors.ErrorCode;
 import ph.payments.platform.errors.ErrorEnvelope;
 
 /**
- * Internal services answer only callers that present the shared internal token (health checks
- * excepted, so orchestrators can probe them). Without a configured token nothing but health is
- * served: an internal port is never open by accident.
+ * Internal services answer only callers that present the shared internal token (health checks and
+ * the Prometheus scrape excepted, so orchestrators and Prometheus can probe them). Without a
+ * configured token nothing but health is served: an internal port is never open by accident.
  */
 @ServerFilter(ServerFilter.MATCH_ALL_PATTERN)
 @Requires(property = "internal.require-token", value = "true")
@@ -41,6 +41,11 @@ public class InternalTokenFilter {
   public HttpResponse<?> check(HttpRequest<?> request) {
     String path = request.getPath();
     if (path.equals("/health") || path.startsWith("/health/")) {
+      return null;
+    }
+    // Prometheus scrapes without the token: an internal port is reachable only on the project's
+    // network, and the metrics name no merchant and no secret (docs/operations.md).
+    if (path.equals("/prometheus")) {
       return null;
     }
     String presented = request.getHeaders().get(HEADER);

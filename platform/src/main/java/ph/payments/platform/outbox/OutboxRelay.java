@@ -136,6 +136,25 @@ public final class OutboxRelay implements AutoCloseable {
     default void afterSend(List<Long> outboxIds) {}
   }
 
+  /**
+   * What the relay reports for metrics (platform micronaut/OutboxMetrics); called on the relay's
+   * thread, so it must be quick and never throw.
+   */
+  public interface Observer {
+    Observer NONE = new Observer() {};
+
+    /**
+     * A row Kafka acknowledged.
+     *
+     * @param sinceWritten from the row's {@code created_at} (its writing transaction) to the
+     *     acknowledgement: what the outbox adds to a message's way
+     */
+    default void acknowledged(Duration sinceWritten) {}
+
+    /** A row whose send failed; it stays pending and is tried again. */
+    default void failed() {}
+  }
+
   private final DataSource dedicatedConnections;
   private final Supplier<Producer<String, byte[]>> producers;
   private final Settings settings;
@@ -144,6 +163,7 @@ public final class OutboxRelay implements AutoCloseable {
   private final OutboxActivity activity;
   private final Thread thread;
   private final AtomicLong published = new AtomicLong();
+  private volatile Observer observer = Observer.NONE;
 
   private volatile boolean running;
   private volatile boolean leader;
@@ -192,6 +212,12 @@ public final class OutboxRelay implements AutoCloseable {
       running = true;
       thread.start();
     }
+    return this;
+  }
+
+  /** Reports to {@code observer} from now on. */
+  public OutboxRelay observe(Observer observer) {
+    this.observer = Objects.requireNonNull(observer);
     return this;
   }
 
@@ -364,8 +390,10 @@ public final class OutboxRelay implements AutoCloseable {
         String failure = awaitAck(acks.get(i));
         if (failure == null) {
           sent.add(row.id());
+          observer.acknowledged(Duration.between(row.envelope().time(), clock.instant()));
         } else {
           failed.put(row.id(), failure);
+          observer.failed();
           byKey.remove(row.envelope().key()); // its later rows wait for it, in a later pass
         }
       }

@@ -1,5 +1,8 @@
 package ph.payments.webhooks.deliveries;
 
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.StatusCode;
@@ -14,6 +17,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import ph.payments.platform.tracing.Tracing;
@@ -40,6 +44,7 @@ public class DeliveryAttempts {
   private final AccountSecrets accountSecrets;
   private final WebhookSender sender;
   private final Clock clock;
+  private final MeterRegistry metrics;
 
   public DeliveryAttempts(
       Transactions transactions,
@@ -47,13 +52,37 @@ public class DeliveryAttempts {
       JdbcWebhookEndpoints endpoints,
       AccountSecrets accountSecrets,
       WebhookSender sender,
-      Clock clock) {
+      Clock clock,
+      MeterRegistry metrics) {
     this.transactions = transactions;
     this.deliveries = deliveries;
     this.endpoints = endpoints;
     this.accountSecrets = accountSecrets;
     this.sender = sender;
     this.clock = clock;
+    this.metrics = metrics;
+  }
+
+  /**
+   * Counts the attempt by outcome ({@code succeeded}; {@code http_error}: the receiver answered
+   * other than 2xx; {@code no_response}: timeout, refused connection or refused target) and times
+   * it from sending to the response or the failure.
+   */
+  private void measure(AttemptOutcome outcome) {
+    String result =
+        outcome.succeeded()
+            ? "succeeded"
+            : outcome.statusCode() == null ? "no_response" : "http_error";
+    Counter.builder("webhook.attempts")
+        .description("Webhook delivery attempts by outcome")
+        .tag("outcome", result)
+        .register(metrics)
+        .increment();
+    Timer.builder("webhook.delivery.latency")
+        .description("A webhook attempt from sending to the receiver's response or the failure")
+        .tag("outcome", result)
+        .register(metrics)
+        .record(outcome.latencyMillis(), TimeUnit.MILLISECONDS);
   }
 
   /** What an attempt sends, read under the claim. Holds secrets: never logged. */
@@ -121,6 +150,7 @@ public class DeliveryAttempts {
                     attemptedAt,
                     outcome,
                     clock.instant()));
+    measure(outcome);
     if (outcome.succeeded()) {
       log.debug(
           "delivery {} ({}) attempt {} to {}: {} in {} ms",

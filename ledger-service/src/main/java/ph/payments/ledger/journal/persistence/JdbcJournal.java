@@ -1,5 +1,7 @@
 package ph.payments.ledger.journal.persistence;
 
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.inject.Singleton;
 import java.math.BigDecimal;
 import java.sql.Connection;
@@ -43,9 +45,11 @@ public class JdbcJournal {
       java.util.Arrays.stream(AccountCode.values()).map(AccountCode::wire).toArray(String[]::new);
 
   private final Clock clock;
+  private final MeterRegistry metrics;
 
-  public JdbcJournal(Clock clock) {
+  public JdbcJournal(Clock clock, MeterRegistry metrics) {
     this.clock = clock;
+    this.metrics = metrics;
   }
 
   /** An account as locked: its id and balance. */
@@ -120,6 +124,23 @@ public class JdbcJournal {
    * caller that already holds them keeps its view of their balances.
    */
   public PostResult post(Connection connection, JournalEntry entry) throws SQLException {
+    PostResult result = write(connection, entry);
+    // Counted when written, before the caller's commit: a transaction that rolls back afterwards
+    // and is retried counts twice. Good enough for a rate; the journal itself is the exact count.
+    Counter.builder("ledger.postings")
+        .description("Journal transactions the ledger was asked to post, by kind and result")
+        .tag("kind", entry.kind().wire())
+        .tag(
+            "result",
+            result instanceof PostResult.Posted
+                ? "posted"
+                : result instanceof PostResult.AlreadyPosted ? "already_posted" : "overdraft")
+        .register(metrics)
+        .increment();
+    return result;
+  }
+
+  private PostResult write(Connection connection, JournalEntry entry) throws SQLException {
     Transactions.requireTransaction(connection);
     Map<AccountKey, LockedAccount> locked = new HashMap<>();
     for (String merchantId : new TreeSet<>(entry.merchants())) {
