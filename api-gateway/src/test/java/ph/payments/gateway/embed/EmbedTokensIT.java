@@ -493,6 +493,10 @@ class EmbedTokensIT extends GatewayTest {
     Http.Response read = http().get("/embed/v1/session", token, "Origin", ORIGIN);
     assertEquals(200, read.status());
     assertEquals(List.of("*"), read.headers().allValues("Access-Control-Allow-Origin"));
+    assertEquals(
+        "Retry-After, X-Request-Id",
+        read.header("Access-Control-Expose-Headers").orElse(null),
+        "a panel on another origin can read the request id to quote it to support");
     assertTrue(read.header("Access-Control-Allow-Credentials").isEmpty());
     assertEquals("no-store", read.header("Cache-Control").orElse(null));
     assertTrue(read.header("Set-Cookie").isEmpty(), "no cookies");

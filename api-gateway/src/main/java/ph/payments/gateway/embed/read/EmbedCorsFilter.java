@@ -52,7 +52,7 @@ public class EmbedCorsFilter {
   public void headers(HttpRequest<?> request, MutableHttpResponse<?> response) {
     MutableHttpHeaders headers = response.getHeaders();
     headers.set(ALLOW_ORIGIN, "*");
-    headers.set(EXPOSE_HEADERS, "Retry-After");
+    headers.set(EXPOSE_HEADERS, "Retry-After, X-Request-Id");
     if (!EmbedAuthentication.isPanelScript(request) && request.getMethod() != HttpMethod.OPTIONS) {
       headers.set("Cache-Control", "no-store");
       headers.set("X-Content-Type-Options", "nosniff");
