@@ -10,6 +10,7 @@ import io.micronaut.http.annotation.ServerFilter;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import ph.payments.platform.errors.ErrorCode;
@@ -24,6 +25,12 @@ public class AdminTokenFilter {
 
   private static final Logger log = LoggerFactory.getLogger(AdminTokenFilter.class);
   private static final String BEARER = "Bearer ";
+
+  /**
+   * Request attribute set once the operator token is accepted: the first 12 hex digits of its
+   * SHA-256, which names the token in the operator audit without revealing it.
+   */
+  public static final String TOKEN_HASH_ATTRIBUTE = "operator.token-hash";
 
   private final byte[] tokenDigest;
 
@@ -43,6 +50,7 @@ public class AdminTokenFilter {
     if (tokenDigest != null
         && authorization.startsWith(BEARER)
         && MessageDigest.isEqual(tokenDigest, sha256(authorization.substring(BEARER.length())))) {
+      request.setAttribute(TOKEN_HASH_ATTRIBUTE, HexFormat.of().formatHex(tokenDigest, 0, 6));
       return null;
     }
     return HttpResponse.status(HttpStatus.UNAUTHORIZED)

@@ -54,7 +54,8 @@ public class JdbcAnomalies {
 
   public long count(Connection connection) throws SQLException {
     try (PreparedStatement select =
-            connection.prepareStatement("SELECT count(*) FROM ledger_anomalies");
+            connection.prepareStatement(
+                "SELECT count(*) FROM ledger_anomalies WHERE resolved_at IS NULL");
         ResultSet rs = select.executeQuery()) {
       rs.next();
       return rs.getLong(1);
@@ -67,7 +68,7 @@ public class JdbcAnomalies {
     try (PreparedStatement select =
         connection.prepareStatement(
             "SELECT id, message_id, message_type, message_key, merchant_id, reason, recorded_at"
-                + " FROM ledger_anomalies ORDER BY id DESC LIMIT ?")) {
+                + " FROM ledger_anomalies WHERE resolved_at IS NULL ORDER BY id DESC LIMIT ?")) {
       select.setInt(1, limit);
       try (ResultSet rs = select.executeQuery()) {
         while (rs.next()) {
