@@ -14,7 +14,17 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 final class MovableClock extends Clock {
 
-  private final AtomicReference<Duration> offset = new AtomicReference<>(Duration.ZERO);
+  private final AtomicReference<Duration> offset;
+  private final ZoneId zone;
+
+  MovableClock() {
+    this(new AtomicReference<>(Duration.ZERO), ZoneOffset.UTC);
+  }
+
+  private MovableClock(AtomicReference<Duration> offset, ZoneId zone) {
+    this.offset = offset;
+    this.zone = zone;
+  }
 
   /** Moves this clock forward by {@code amount}, from now on for everything that reads it. */
   void advance(Duration amount) {
@@ -28,11 +38,12 @@ final class MovableClock extends Clock {
 
   @Override
   public ZoneId getZone() {
-    return ZoneOffset.UTC;
+    return zone;
   }
 
+  /** The same moving time seen in {@code other}: a later {@link #advance} moves both. */
   @Override
-  public Clock withZone(ZoneId zone) {
-    throw new UnsupportedOperationException("the system works in UTC");
+  public Clock withZone(ZoneId other) {
+    return new MovableClock(offset, other);
   }
 }

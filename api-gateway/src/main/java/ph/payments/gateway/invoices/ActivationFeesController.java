@@ -59,7 +59,7 @@ public class ActivationFeesController {
     InvoicesController.dueDate(body);
     body.optionalString("notes", 0, InvoicesController.NOTES_MAX);
     body.validate();
-    accounts.find(merchantId(id));
+    accounts.find(id); // 404 not_found for any id that is no merchant
     ObjectNode command = ((ObjectNode) json).deepCopy();
     command.put("currency", currency);
     command.remove("environment");
@@ -79,7 +79,7 @@ public class ActivationFeesController {
    */
   @Post("/activation_fee_invoices/{invoiceId}/void")
   public HttpResponse<JsonNode> voidFee(String id, String invoiceId) {
-    accounts.find(merchantId(id));
+    accounts.find(id); // 404 not_found for any id that is no merchant
     if (!IdType.INVOICE.matches(invoiceId)) {
       throw ApiException.notFound("invoice");
     }
@@ -96,12 +96,5 @@ public class ActivationFeesController {
   private HttpResponse<JsonNode> reply(CommandBus.Request request) {
     CommandReply reply = commands.submit(request);
     return HttpResponse.<JsonNode>status(HttpStatus.valueOf(reply.status())).body(reply.body());
-  }
-
-  private static String merchantId(String id) {
-    if (!IdType.MERCHANT.matches(id)) {
-      throw ApiException.notFound("merchant");
-    }
-    return id;
   }
 }
