@@ -88,7 +88,11 @@ class FaultInjectionE2EIT {
                 "WEBHOOK_TIMEOUT", "3s",
                 // A JVM restarting on a busy 2-core machine can need more than the default 90 s;
                 // this suite checks what survives a restart, not how fast it is.
-                "HEALTH_TIMEOUT_SECONDS", "200"));
+                "HEALTH_TIMEOUT_SECONDS", "200",
+                // Kafka's default session: a gateway that dies as a dynamic member would hold its
+                // reply partitions this long, longer than a retry waits (see
+                // aRetryFindsTheOutcomeAsSoonAsTheKilledGatewayIsBack).
+                "GATEWAY_KAFKA_SESSION_TIMEOUT_MS", "45000"));
     System.out.println("bin/run was ready after " + system.startUp.toMillis() + " ms");
     operator = new Merchant(system.gatewayUrl(), system.adminToken);
     receiver = Receiver.start();
@@ -117,6 +121,117 @@ class FaultInjectionE2EIT {
         }
       } finally {
         system.close();
+      }
+    }
+  }
+
+  /**
+   * Issue 19: the gateway holding a request dies before the owner replies, and the owner replies
+   * while no gateway (or only the restarting one) listens. A retry with the same key, sent as soon
+   * as bin/run has the gateway back, gets the payment: the restarted gateway, a static member of
+   * the reply recorder's group under the same {@code GATEWAY_INSTANCE_ID}, takes its partitions
+   * back at once and records the reply. As a dynamic member (GATEWAY_INSTANCE_ID empty) it waited
+   * for the dead member's session (45 s here), and the retry got 202 or 409 instead.
+   */
+  @Test
+  void aRetryFindsTheOutcomeAsSoonAsTheKilledGatewayIsBack() throws Exception {
+    JsonNode signedUp =
+        operator
+            .post(
+                "/admin/v1/merchants",
+                Merchant.json("name", "Killed Mid-Request", "email", "kill@example.ph"))
+            .created();
+    String merchantId = signedUp.get("id").asText();
+    Merchant shop = new Merchant(system.gatewayUrl(), signedUp.at("/api_keys/0/secret").asText());
+    String key = "gateway-killed-" + System.nanoTime();
+    String body = Merchant.json("amount", 321, "method", "card");
+
+    long owner = system.pid("payments-service");
+    long gateway = system.pid("api-gateway");
+    java.util.concurrent.CompletableFuture<Merchant.Reply> first;
+    signal("STOP", owner); // the owner cannot reply while the gateway holds the request
+    try {
+      first =
+          java.util.concurrent.CompletableFuture.supplyAsync(
+              () -> shop.post("/v1/payments", body, "Idempotency-Key", key));
+      await(
+          Duration.ofSeconds(30),
+          () ->
+              count("gateway", "SELECT count(*) FROM commands WHERE merchant_id = ?", merchantId)
+                  == 1,
+          () -> "the gateway did not accept the command");
+      ProcessHandle.of(gateway).orElseThrow().destroyForcibly();
+      await(
+          Duration.ofSeconds(30),
+          () -> ProcessHandle.of(gateway).map(p -> !p.isAlive()).orElse(true),
+          () -> "the gateway did not die");
+    } finally {
+      signal("CONT", owner);
+    }
+    // The owner applies the command and publishes its reply; no gateway waits for it any more.
+    await(
+        Duration.ofSeconds(60),
+        () ->
+            count("payments", "SELECT count(*) FROM payments WHERE merchant_id = ?", merchantId)
+                == 1,
+        () -> "payments-service did not apply the command");
+    await(
+        Duration.ofSeconds(200),
+        () -> currentPid("api-gateway") != gateway && system.healthy("api-gateway"),
+        () -> "bin/run did not start the gateway again");
+
+    Merchant.Reply retry = shop.post("/v1/payments", body, "Idempotency-Key", key);
+
+    assertEquals(201, retry.status(), retry.raw().body());
+    assertEquals(
+        onlyPaymentOf(merchantId),
+        retry.json().get("id").asText(),
+        "the retry answers the payment the first try created");
+    assertEquals(321, retry.json().get("amount").intValue());
+    assertTrue(
+        first.handle((reply, failure) -> failure != null).join(), "the first try's gateway died");
+    assertEquals(
+        1,
+        count("payments", "SELECT count(*) FROM payments WHERE merchant_id = ?", merchantId),
+        "one payment for one key");
+  }
+
+  private static long currentPid(String component) {
+    try {
+      return system.pid(component);
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  /** {@code kill -SIG pid}. */
+  private static void signal(String signal, long pid) throws Exception {
+    Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).inheritIO().start();
+    assertEquals(0, kill.waitFor(), "kill -" + signal + " " + pid);
+  }
+
+  /** A count from one of the run's databases ({@code gateway}, {@code payments}, …). */
+  private static long count(String database, String sql, String merchantId) {
+    try (java.sql.Connection connection = system.database(database);
+        java.sql.PreparedStatement statement = connection.prepareStatement(sql)) {
+      statement.setString(1, merchantId);
+      try (java.sql.ResultSet rows = statement.executeQuery()) {
+        rows.next();
+        return rows.getLong(1);
+      }
+    } catch (java.sql.SQLException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static String onlyPaymentOf(String merchantId) throws Exception {
+    try (java.sql.Connection connection = system.database("payments");
+        java.sql.PreparedStatement statement =
+            connection.prepareStatement("SELECT id FROM payments WHERE merchant_id = ?")) {
+      statement.setString(1, merchantId);
+      try (java.sql.ResultSet rows = statement.executeQuery()) {
+        assertTrue(rows.next(), "no payment");
+        return rows.getString(1);
       }
     }
   }

@@ -31,9 +31,12 @@ import ph.payments.platform.tx.Transactions;
  */
 final class ReplyListeners {
 
+  /** The durable recorder's consumer group (its settings: {@link ReplyRecorderConsumer}). */
+  static final String RECORDER_GROUP = "api-gateway.replies";
+
   @Singleton
   @KafkaListener(
-      groupId = "api-gateway.replies",
+      groupId = RECORDER_GROUP,
       offsetReset = OffsetReset.EARLIEST,
       offsetStrategy = OffsetStrategy.DISABLED,
       batch = true)
@@ -61,7 +64,7 @@ final class ReplyListeners {
               transactions,
               settings,
               parked,
-              Parkers.inbox(inbox, "api-gateway.replies"),
+              Parkers.inbox(inbox, RECORDER_GROUP),
               clock);
       this.inbox = inbox;
       this.bus = bus;
@@ -82,7 +85,7 @@ final class ReplyListeners {
             String body = Json.toText(reply.body());
             inbox.apply(
                 connection,
-                "api-gateway.replies",
+                RECORDER_GROUP,
                 envelope.messageId(),
                 tx -> {
                   Instant at = clock.instant();
