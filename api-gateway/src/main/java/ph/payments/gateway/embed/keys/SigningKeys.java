@@ -37,8 +37,10 @@ import ph.payments.platform.tx.Transactions;
  * every replica signs with the same active key and verifies with the same keys.
  *
  * <ul>
- *   <li>A key is made at start-up when there is none. Start-up and rotation take one advisory lock,
- *       and a unique index allows one active key, so replicas starting together make one.
+ *   <li>A key is made at start-up when there is none, or when the active one does not open with
+ *       this gateway's sealing key (see {@link #onStartup}). Start-up and rotation take one
+ *       advisory lock, and a unique index allows one active key, so replicas starting together make
+ *       one.
  *   <li>{@link #rotate} retires the active key and makes a new one in one transaction. The retired
  *       key verifies for {@link EmbedTokenVerifier#RETIRED_KEY_WINDOW} more, then leaves the JWKS.
  *   <li>Private keys rest sealed with {@code REPLY_SEALING_KEY} ({@link ReplySealer}, bound to
@@ -81,19 +83,44 @@ public class SigningKeys implements EmbedTokenVerifier.Keys {
 
   private record Snapshot(Map<String, SigningKey> byKid, long loadedAtNanos) {}
 
-  /** Makes the first key when there is none, before the gateway takes requests. */
+  /**
+   * Before the gateway takes requests: makes the first key when there is none, and replaces an
+   * active key whose private part does not open with this gateway's {@code REPLY_SEALING_KEY} (the
+   * sealing key was changed, or the database was made by a gateway with another one, such as
+   * another checkout's bin/run). That key could sign nothing, so every token request would fail; it
+   * is retired instead, and its tokens still verify until they expire (public keys are not sealed).
+   */
   @EventListener
   void onStartup(ServerStartupEvent event) {
     transactions.inTransaction(
         connection -> {
           lock(connection);
-          if (findActive(connection).isEmpty()) {
+          Optional<Row> active = findActive(connection);
+          if (active.isEmpty()) {
             insertNew(connection, clock.instant());
             log.info("made the first embed-token signing key");
+          } else if (!opens(active.get())) {
+            Instant now = clock.instant().truncatedTo(ChronoUnit.MILLIS);
+            retireActive(connection, now);
+            Row made = insertNew(connection, now);
+            log.warn(
+                "the active embed-token signing key {} does not open with this REPLY_SEALING_KEY:"
+                    + " retired it (its tokens verify until they expire) and made {}",
+                active.get().key().kid(),
+                made.key().kid());
           }
           return null;
         });
     reload();
+  }
+
+  private boolean opens(Row row) {
+    try {
+      ECKey.parse(sealer.open(row.sealedPrivate(), row.key().kid(), SEALED_FIELD));
+      return true;
+    } catch (ReplySealer.SealedValueException | ParseException e) {
+      return false;
+    }
   }
 
   /**
@@ -122,12 +149,7 @@ public class SigningKeys implements EmbedTokenVerifier.Keys {
             connection -> {
               lock(connection);
               Instant now = clock.instant().truncatedTo(ChronoUnit.MILLIS);
-              try (PreparedStatement retire =
-                  connection.prepareStatement(
-                      "UPDATE embed_signing_keys SET retired_at = ? WHERE retired_at IS NULL")) {
-                retire.setTimestamp(1, Timestamp.from(now));
-                retire.executeUpdate();
-              }
+              retireActive(connection, now);
               return insertNew(connection, now).key();
             });
     reload();
@@ -227,6 +249,15 @@ public class SigningKeys implements EmbedTokenVerifier.Keys {
     }
     opened.put(kid, key);
     return new Row(new SigningKey(kid, key.toPublicJWK(), created, null), sealed);
+  }
+
+  private static void retireActive(Connection connection, Instant now) throws SQLException {
+    try (PreparedStatement retire =
+        connection.prepareStatement(
+            "UPDATE embed_signing_keys SET retired_at = ? WHERE retired_at IS NULL")) {
+      retire.setTimestamp(1, Timestamp.from(now));
+      retire.executeUpdate();
+    }
   }
 
   private static void lock(Connection connection) throws SQLException {
