@@ -69,6 +69,13 @@ class MalformedBodiesFuzzIT extends GatewayTest {
           http().post(target[0], bearer, target[1], "Idempotency-Key", "dup-" + System.nanoTime());
       assertEquals(400, response.status(), target[0] + " " + target[1] + " → " + response);
       assertEquals("invalid_request", response.errorCode(), response.toString());
+      // Said plainly, without the parser's location ("at [Source: REDACTED …; line: 1 …]").
+      assertTrue(
+          response
+              .body()
+              .matches(
+                  ".*\"body\":\"Invalid JSON: Duplicate field '\\w+' \\(line 1, column \\d+\\)\".*"),
+          response.body());
     }
   }
 

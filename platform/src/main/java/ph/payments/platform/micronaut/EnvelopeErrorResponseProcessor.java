@@ -8,6 +8,7 @@ import io.micronaut.http.server.exceptions.response.ErrorResponseProcessor;
 import jakarta.inject.Singleton;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.regex.Pattern;
 import ph.payments.platform.errors.ErrorCode;
 import ph.payments.platform.errors.ErrorEnvelope;
 
@@ -47,12 +48,23 @@ public class EnvelopeErrorResponseProcessor implements ErrorResponseProcessor<Er
     };
   }
 
+  private static final Pattern PARSER_LOCATION =
+      Pattern.compile("\\s*at \\[Source: [^\\]]*?line: (\\d+), column: (\\d+)\\]");
+
+  /**
+   * Jackson's "Duplicate field 'amount'\n at [Source: REDACTED (…); line: 1, column: 23]" as
+   * "Duplicate field 'amount' (line 1, column 23)": where, without the parser's internals.
+   */
+  static String withoutParserLocation(String message) {
+    return PARSER_LOCATION.matcher(message).replaceAll(" (line $1, column $2)").strip();
+  }
+
   private static Map<String, String> issues(ErrorContext context) {
     Map<String, String> issues = new LinkedHashMap<>();
     for (var error : context.getErrors()) {
       String field = error.getPath().orElse("body");
       // Framework messages can quote the input; keep them short.
-      String message = error.getMessage();
+      String message = withoutParserLocation(error.getMessage());
       issues.putIfAbsent(field, message.length() > 200 ? message.substring(0, 200) : message);
     }
     return issues;
