@@ -1,5 +1,6 @@
 package ph.payments.platform.outbox;
 
+import io.opentelemetry.api.trace.Span;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -30,6 +31,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import ph.payments.contracts.Envelope;
 import ph.payments.platform.kafka.KafkaEnvelopes;
+import ph.payments.platform.kafka.KafkaTracing;
 
 /**
  * Publishes committed outbox rows to Kafka, in id order, at least once.
@@ -421,10 +423,14 @@ public final class OutboxRelay implements AutoCloseable {
   }
 
   private Future<RecordMetadata> send(PendingRow row) {
+    Span span = KafkaTracing.publish(row.topic(), row.envelope());
     try {
-      return producer.send(KafkaEnvelopes.toRecord(row.topic(), row.envelope()));
+      return producer.send(
+          KafkaEnvelopes.toRecord(row.topic(), KafkaTracing.carrying(span, row.envelope())),
+          (metadata, failure) -> KafkaTracing.published(span, failure));
     } catch (RuntimeException refused) {
       // Some failures are thrown rather than reported through the future; same treatment.
+      KafkaTracing.published(span, refused);
       return CompletableFuture.failedFuture(refused);
     }
   }

@@ -117,6 +117,53 @@ class TraceContextThroughMessagesTest {
   }
 
   @Test
+  void theRelaysPublishingIsAProducerSpanBetweenTheWriterAndTheConsumer() throws Exception {
+    Span writer = Tracing.tracer().spanBuilder("POST /v1/payments").startSpan();
+    Map<String, String> attributes;
+    try (Scope ignored = writer.makeCurrent()) {
+      attributes = MessageContext.withCurrent(Map.of("merchant-id", "mer_1"));
+    } finally {
+      writer.end();
+    }
+    Instant written = Instant.now().minusMillis(40); // it waited in the outbox
+    Envelope envelope =
+        new Envelope("msg_2", "command.x", "cmd_2", written, new byte[] {'{', '}'}, attributes);
+
+    Span publishing = KafkaTracing.publish("commands", envelope);
+    ProducerRecord<String, byte[]> produced =
+        KafkaEnvelopes.toRecord("commands", KafkaTracing.carrying(publishing, envelope));
+    KafkaTracing.published(publishing, null);
+    ConsumerRecord<String, byte[]> consumed =
+        new ConsumerRecord<>("commands", 0, 8L, "cmd_2", produced.value());
+    produced.headers().forEach(h -> consumed.headers().add(h));
+    KafkaTracing.consume("payments", consumed, () -> null);
+
+    List<SpanData> spans = exported.getFinishedSpanItems();
+    SpanData publish = spans.get(spans.size() - 2);
+    SpanData consumer = spans.get(spans.size() - 1);
+    assertEquals("publish command.x", publish.getName());
+    assertEquals(io.opentelemetry.api.trace.SpanKind.PRODUCER, publish.getKind());
+    assertEquals(writer.getSpanContext().getSpanId(), publish.getParentSpanId());
+    assertEquals(
+        written.getEpochSecond() * 1_000_000_000L + written.getNano(),
+        publish.getStartEpochNanos(),
+        "from the outbox write, so the wait shows");
+    assertEquals(publish.getSpanId(), consumer.getParentSpanId());
+    assertEquals(writer.getSpanContext().getTraceId(), consumer.getTraceId());
+  }
+
+  @Test
+  void aMessageWithoutATraceIsPublishedWithoutASpanAndUnchanged() {
+    Envelope envelope =
+        new Envelope("msg_3", "event.x", "pay_1", Instant.now(), new byte[] {'{', '}'}, Map.of());
+    Span publishing = KafkaTracing.publish("events", envelope);
+    assertEquals(false, publishing.getSpanContext().isValid());
+    assertEquals(envelope, KafkaTracing.carrying(publishing, envelope));
+    KafkaTracing.published(publishing, null);
+    assertEquals(List.of(), exported.getFinishedSpanItems());
+  }
+
+  @Test
   void aMessageWrittenOutsideAnyRequestCarriesNothingExtra() {
     Map<String, String> attributes = Map.of("merchant-id", "mer_1");
     assertEquals(attributes, MessageContext.withCurrent(attributes));
