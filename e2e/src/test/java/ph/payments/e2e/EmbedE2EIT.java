@@ -7,9 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Embed tokens across the real processes (issue 18): a merchant's server mints tokens with its API
@@ -20,6 +20,7 @@ import org.junit.jupiter.api.Test;
  * resolved once, and none or two of them are refused; a merchant token reads every tab as {@code
  * /v1} answers it.
  */
+@ExtendWith(SharedSystem.class)
 class EmbedE2EIT {
 
   private static final String PROJECT = "0f8fad5b-d9cb-469f-a165-70867728950e";
@@ -35,8 +36,8 @@ class EmbedE2EIT {
   private record Customer(String id, List<String> payments, List<String> invoices) {}
 
   @BeforeAll
-  static void start() throws Exception {
-    system = SystemUnderTest.start("embed");
+  static void start(SystemUnderTest shared) throws Exception {
+    system = shared;
     Merchant operator = new Merchant(system.gatewayUrl(), system.adminToken);
     Merchant.Reply created =
         operator.post("/admin/v1/merchants", "{\"name\":\"Tindahan\",\"email\":\"e@example.ph\"}");
@@ -68,13 +69,6 @@ class EmbedE2EIT {
             "/v1/payouts",
             "{\"amount\":100,\"method\":\"ewallet1\",\"destination\":{\"account_no\":\"09171234567\"}}"),
         201);
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    if (system != null) {
-      system.close();
-    }
   }
 
   @Test

@@ -32,6 +32,7 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.openqa.selenium.By;
 import org.openqa.selenium.Keys;
 import org.openqa.selenium.NoAlertPresentException;
@@ -44,8 +45,8 @@ import org.openqa.selenium.interactions.Actions;
 
 /**
  * The customer-facing pages (issue 16) in a real browser: Debian's Chromium, headless, at 360 px
- * wide as on a phone, against the whole system started by {@code bin/run} (one system and one
- * browser for the class). A customer opens payment links and static QR codes, pays in test mode
+ * wide as on a phone, against the whole system started by {@code bin/run} (the shared system, and
+ * one browser for the class). A customer opens payment links and static QR codes, pays in test mode
  * through the pages' sandbox buttons and card form, lands on receipts and the receipt history; the
  * merchant sees the same through the API and a signed webhook. Every page is saved as a PNG under
  * {@code e2e/target/screenshots/} (named after the scenario letter) to be looked at.
@@ -53,6 +54,7 @@ import org.openqa.selenium.interactions.Actions;
  * <p>The selectors are the contract between the pages and these tests (docs/hosted-pages.md).
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@ExtendWith(SharedSystem.class)
 class HostedPagesBrowserE2EIT {
 
   private static final String MERCHANT_NAME = "Kapihan ni Aling Rosa";
@@ -72,19 +74,9 @@ class HostedPagesBrowserE2EIT {
   private static String webhookSecret;
 
   @BeforeAll
-  static void start() throws Exception {
-    // A machine without the browser fails here, in no time, before any system starts. The browser
-    // itself starts after the system: its own local ports never race bin/run's choice of ports.
-    Browser.requireInstalled();
-    system =
-        SystemUnderTest.start(
-            "browser",
-            Map.of(
-                // The live-mode scenario takes a live payment through the simulated connector.
-                "LIVE_CONNECTORS",
-                "simulated",
-                "DATABASE_POOL_SIZE",
-                System.getenv().getOrDefault("DATABASE_POOL_SIZE", "5")));
+  static void start(SystemUnderTest shared) throws Exception {
+    // The live-mode scenario takes a live payment through the shared system's simulated connector.
+    system = shared;
     browser = Browser.start();
     receiver = WebhookReceiver.start();
     operator = new Merchant(system.gatewayUrl(), system.adminToken);
@@ -113,9 +105,6 @@ class HostedPagesBrowserE2EIT {
     } finally {
       if (receiver != null) {
         receiver.close();
-      }
-      if (system != null) {
-        system.close();
       }
     }
   }

@@ -19,9 +19,9 @@ import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The hosted pages on the real system (docs/hosted-pages.md), over HTTP as a browser without
@@ -30,6 +30,7 @@ import org.junit.jupiter.api.Test;
  * and the 3-D Secure step, receipts); the real-browser scenarios live beside them in the browser
  * suite.
  */
+@ExtendWith(SharedSystem.class)
 class HostedPagesE2EIT {
 
   private static SystemUnderTest system;
@@ -37,18 +38,9 @@ class HostedPagesE2EIT {
   private static Merchant live;
 
   @BeforeAll
-  static void start() throws Exception {
-    system =
-        SystemUnderTest.start(
-            "pages",
-            Map.of(
-                "LIVE_CONNECTORS",
-                "simulated",
-                // Every form here comes from 127.0.0.1; the per-address limit has its own tests.
-                "PAGE_FORM_RATE_LIMIT_PER_MINUTE",
-                "1000",
-                "DATABASE_POOL_SIZE",
-                System.getenv().getOrDefault("DATABASE_POOL_SIZE", "5")));
+  static void start(SystemUnderTest shared) throws Exception {
+    // The shared system takes live payments (LIVE_CONNECTORS) and many forms from 127.0.0.1.
+    system = shared;
     Merchant operator = new Merchant(system.gatewayUrl(), system.adminToken);
     Merchant.Reply created =
         operator.post(
@@ -64,13 +56,6 @@ class HostedPagesE2EIT {
       }
     }
     assertNotNull(live);
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    if (system != null) {
-      system.close();
-    }
   }
 
   @Test

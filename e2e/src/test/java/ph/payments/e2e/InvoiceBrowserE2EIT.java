@@ -18,6 +18,7 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.openqa.selenium.By;
 import org.openqa.selenium.TimeoutException;
 import org.openqa.selenium.WebDriver;
@@ -34,6 +35,7 @@ import org.openqa.selenium.WebElement;
  * invoice reads {@code paid} with both payments listed, on the page and through the API. Every page
  * is saved as {@code e2e/target/screenshots/inv-*.png}.
  */
+@ExtendWith(SharedSystem.class)
 class InvoiceBrowserE2EIT {
 
   private static final String MERCHANT_NAME = "Lutong Bahay ni Aling Nena";
@@ -44,12 +46,8 @@ class InvoiceBrowserE2EIT {
   private static Merchant merchant;
 
   @BeforeAll
-  static void start() throws Exception {
-    Browser.requireInstalled();
-    system =
-        SystemUnderTest.start(
-            "invoices_browser",
-            Map.of("DATABASE_POOL_SIZE", System.getenv().getOrDefault("DATABASE_POOL_SIZE", "5")));
+  static void start(SystemUnderTest shared) throws Exception {
+    system = shared;
     browser = Browser.start();
     Merchant operator = new Merchant(system.gatewayUrl(), system.adminToken);
     JsonNode signedUp =
@@ -61,14 +59,8 @@ class InvoiceBrowserE2EIT {
 
   @AfterAll
   static void stop() throws Exception {
-    try {
-      if (browser != null) {
-        browser.close();
-      }
-    } finally {
-      if (system != null) {
-        system.close();
-      }
+    if (browser != null) {
+      browser.close();
     }
   }
 

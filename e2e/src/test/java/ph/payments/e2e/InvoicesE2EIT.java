@@ -13,6 +13,7 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Invoices across the real processes (issue 17), as a merchant uses them through the gateway: a
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.Test;
  * deposit is paid; each payment refusal as the SPEC error envelope with its status; and the state
  * machine of docs/invoices.md walked over HTTP, every merchant action from every status.
  */
+@ExtendWith(SharedSystem.class)
 class InvoicesE2EIT {
 
   private static SystemUnderTest system;
@@ -28,8 +30,8 @@ class InvoicesE2EIT {
   private static Merchant merchant;
 
   @BeforeAll
-  static void start() throws Exception {
-    system = SystemUnderTest.start("invoices", Map.of("INVOICE_SWEEP", "1s"));
+  static void start(SystemUnderTest shared) throws Exception {
+    system = shared; // its invoice deadline job runs every second (INVOICE_SWEEP)
     receiver = WebhookReceiver.start();
     Merchant operator = new Merchant(system.gatewayUrl(), system.adminToken);
     Merchant.Reply created =
@@ -43,9 +45,6 @@ class InvoicesE2EIT {
   static void stop() throws Exception {
     if (receiver != null) {
       receiver.close();
-    }
-    if (system != null) {
-      system.close();
     }
   }
 

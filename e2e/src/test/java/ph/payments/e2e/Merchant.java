@@ -78,12 +78,14 @@ final class Merchant {
   /**
    * Every element of a list ({@code /v1/events}, {@code /v1/payments}, …), paged as SPEC parts 4
    * and 6 describe: {@code limit=100}, {@code starting_after} the last id, while {@code has_more}.
+   * {@code path} may carry a query of its own ({@code ?status=open}).
    */
   java.util.List<JsonNode> listAll(String path) {
     java.util.List<JsonNode> all = new java.util.ArrayList<>();
     String cursor = null;
+    String first = path + (path.contains("?") ? "&" : "?") + "limit=100";
     while (true) {
-      Reply page = get(path + "?limit=100" + (cursor == null ? "" : "&starting_after=" + cursor));
+      Reply page = get(first + (cursor == null ? "" : "&starting_after=" + cursor));
       if (page.status() != 200) {
         throw new AssertionError("GET " + path + " answered " + page.raw().body());
       }

@@ -39,6 +39,7 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.ExtendWith;
 import ph.payments.webhooks.verify.WebhookSignature;
 
 /**
@@ -49,6 +50,7 @@ import ph.payments.webhooks.verify.WebhookSignature;
  * other; then the same merchant goes live, and live and test stay apart.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@ExtendWith(SharedSystem.class)
 class MerchantJourneyE2EIT {
 
   /** Small pages, so reconciliation crosses many page boundaries (SPEC allows 1 to 100). */
@@ -71,21 +73,13 @@ class MerchantJourneyE2EIT {
   private static String aTestPayoutId = "po_00000000000000000000000000";
 
   @BeforeAll
-  static void start() throws Exception {
-    system =
-        SystemUnderTest.start(
-            "journey",
-            Map.of(
-                // Retries of refused webhooks within the test's time, in SPEC's shape (six steps).
-                "WEBHOOK_RETRY_SCHEDULE", "1s,1s,2s,3s,5s,8s",
-                // Unpaid checkouts close soon, so live mode produces events of its own: live
-                // payments cannot be paid from outside (see liveModeIsKeptApartFromTestMode).
-                "PAYMENT_EXPIRY", "20s",
-                // Live mode routes only to named connectors (no_route otherwise): the journey's
-                // live payments go to the local simulated connector, named here explicitly.
-                "LIVE_CONNECTORS", "simulated",
-                // Four services share one PostgreSQL server (max_connections) with other systems.
-                "DATABASE_POOL_SIZE", System.getenv().getOrDefault("DATABASE_POOL_SIZE", "5")));
+  static void start(SystemUnderTest shared) throws Exception {
+    // The shared system retries refused webhooks within the test's time, in SPEC's shape (six
+    // steps: WEBHOOK_RETRY_SCHEDULE); closes unpaid checkouts soon (PAYMENT_EXPIRY), so live mode
+    // produces events of its own, as live payments cannot be paid from outside (see
+    // liveModeIsKeptApartFromTestMode); and routes live mode to the local simulated connector
+    // (LIVE_CONNECTORS; no_route otherwise).
+    system = shared;
     receiver = Receiver.start();
     operator = new Merchant(system.gatewayUrl(), system.adminToken);
 
@@ -109,9 +103,6 @@ class MerchantJourneyE2EIT {
   static void stop() throws Exception {
     if (receiver != null) {
       receiver.close();
-    }
-    if (system != null) {
-      system.close();
     }
   }
 
@@ -469,7 +460,8 @@ class MerchantJourneyE2EIT {
     // The checkouts close unpaid; each expiry lands in its own environment's event log.
     awaitTrue(
         () -> "expired".equals(status(live, livePayment)) && "expired".equals(status(live, liveQr)),
-        () -> "the live payments did not expire");
+        () -> "the live payments did not expire",
+        SharedSystem.PAYMENT_EXPIRY.plus(SETTLE));
     EventLogPoller liveLog = new EventLogPoller(live);
     List<JsonNode> liveEvents = liveLog.untilQuiet(2);
     assertEquals(
@@ -876,7 +868,12 @@ class MerchantJourneyE2EIT {
 
   private static void awaitTrue(
       BooleanSupplier condition, java.util.function.Supplier<String> why) {
-    long deadline = System.nanoTime() + SETTLE.toNanos();
+    awaitTrue(condition, why, SETTLE);
+  }
+
+  private static void awaitTrue(
+      BooleanSupplier condition, java.util.function.Supplier<String> why, Duration patience) {
+    long deadline = System.nanoTime() + patience.toNanos();
     while (!condition.getAsBoolean()) {
       if (System.nanoTime() > deadline) {
         fail(why.get());

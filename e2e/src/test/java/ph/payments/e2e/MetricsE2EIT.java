@@ -23,6 +23,7 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The metrics an operator's dashboard reads, from the real processes: after a payment, a refund and
@@ -32,9 +33,10 @@ import org.junit.jupiter.api.Test;
  * for their metric names instead. Also: the gateway's scrape, on the public port, needs the metrics
  * token.
  */
+@ExtendWith(SharedSystem.class)
 class MetricsE2EIT {
 
-  private static final String METRICS_TOKEN = "mtk_" + Long.toHexString(System.nanoTime());
+  private static final String METRICS_TOKEN = SharedSystem.METRICS_TOKEN;
   private static final Duration PATIENCE = Duration.ofSeconds(90);
 
   /** A metric selector in PromQL: a name followed by its label matchers. */
@@ -46,18 +48,9 @@ class MetricsE2EIT {
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
   @BeforeAll
-  static void start() throws Exception {
-    system =
-        SystemUnderTest.start(
-            "metrics",
-            Map.of(
-                "METRICS_TOKEN",
-                METRICS_TOKEN,
-                "METRICS_CONSUMER_LAG_INTERVAL",
-                "2s",
-                // A shared machine can be slow to start four JVMs.
-                "HEALTH_TIMEOUT_SECONDS",
-                "240"));
+  static void start(SystemUnderTest shared) throws Exception {
+    // The shared system has the metrics token and refreshes consumer lag every 2 s.
+    system = shared;
     receiver = WebhookReceiver.start();
   }
 
@@ -66,13 +59,13 @@ class MetricsE2EIT {
     if (receiver != null) {
       receiver.close();
     }
-    if (system != null) {
-      system.close();
-    }
   }
 
   @Test
   void everySeriesTheDashboardUsesIsScrapedAfterAPaymentARefundAndAWebhook() throws Exception {
+    // The system is shared: the counters and histograms below must move past what this scrape
+    // shows, with this test's own payment, refund and webhook.
+    Map<String, String> before = scrapeAll();
     Merchant operator = new Merchant(system.gatewayUrl(), system.adminToken);
     Merchant shop =
         new Merchant(
@@ -135,17 +128,37 @@ class MetricsE2EIT {
           }
         }
       }
-      expect(
+      expectMoved(
           missing,
+          before,
           scrapes,
           "api-gateway",
           "gateway_command_roundtrip_seconds_bucket",
           "outcome=\"replied\"");
-      expect(missing, scrapes, "payments-service", "outbox_publish_latency_seconds_bucket", "");
-      expect(missing, scrapes, "ledger-service", "ledger_postings_total", "result=\"posted\"");
-      expect(
-          missing, scrapes, "webhook-service", "webhook_attempts_total", "outcome=\"succeeded\"");
-      expect(missing, scrapes, "webhook-service", "webhook_delivery_latency_seconds_bucket", "");
+      expectMoved(
+          missing,
+          before,
+          scrapes,
+          "payments-service",
+          "outbox_publish_latency_seconds_bucket",
+          "");
+      expectMoved(
+          missing, before, scrapes, "ledger-service", "ledger_postings_total", "result=\"posted\"");
+      expectMoved(
+          missing,
+          before,
+          scrapes,
+          "webhook-service",
+          "webhook_attempts_total",
+          "outcome=\"succeeded\"");
+      expectMoved(
+          missing,
+          before,
+          scrapes,
+          "webhook-service",
+          "webhook_delivery_latency_seconds_bucket",
+          "");
+      // Gauges: there, whatever their value.
       expect(missing, scrapes, "webhook-service", "webhook_queue_pending", "");
       expect(
           missing,
@@ -214,6 +227,38 @@ class MetricsE2EIT {
     if (!hasSeries(scrapes.get(service), name, label)) {
       missing.put(name + "{" + label + "} @ " + service, "missing");
     }
+  }
+
+  /**
+   * A counter or histogram: the sum of its samples of {@code name} with {@code label} (for a
+   * histogram's {@code _bucket}, one more in each bucket an observation fell in) has grown since
+   * {@code before}; a series missing then counts as zero.
+   */
+  private static void expectMoved(
+      Map<String, String> missing,
+      Map<String, String> before,
+      Map<String, String> scrapes,
+      String service,
+      String name,
+      String label) {
+    double then = total(before.get(service), name, label);
+    double now = total(scrapes.get(service), name, label);
+    if (!(now > then)) {
+      missing.put(name + "{" + label + "} @ " + service, "did not move from " + then);
+    }
+  }
+
+  /** The sum of the samples of {@code name} whose labels contain {@code label}. */
+  static double total(String exposition, String name, String label) {
+    double sum = 0;
+    for (String line : exposition.split("\n")) {
+      if ((line.startsWith(name + "{") || line.startsWith(name + " "))
+          && (label.isEmpty() || line.contains(label))) {
+        String value = line.substring(Math.max(line.lastIndexOf('}'), name.length()) + 1).strip();
+        sum += Double.parseDouble(value.split(" ")[0]);
+      }
+    }
+    return sum;
   }
 
   /**

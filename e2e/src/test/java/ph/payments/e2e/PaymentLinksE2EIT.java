@@ -7,9 +7,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Payment links and static QR codes across the real processes (issue 16), as a merchant uses them
@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Test;
  * only when that payment succeeds and only once; each refusal as the SPEC error envelope with its
  * status; a static QR with its link, archived for good; another merchant kept out.
  */
+@ExtendWith(SharedSystem.class)
 class PaymentLinksE2EIT {
 
   private static SystemUnderTest system;
@@ -24,21 +25,14 @@ class PaymentLinksE2EIT {
   private static Merchant merchant;
 
   @BeforeAll
-  static void start() throws Exception {
-    system = SystemUnderTest.start("links");
+  static void start(SystemUnderTest shared) throws Exception {
+    system = shared;
     operator = new Merchant(system.gatewayUrl(), system.adminToken);
     Merchant.Reply created =
         operator.post(
             "/admin/v1/merchants", "{\"name\":\"Sari-sari\",\"email\":\"links@example.com\"}");
     assertEquals(201, created.status(), created.raw().body());
     merchant = new Merchant(system.gatewayUrl(), created.json().at("/api_keys/0/secret").asText());
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    if (system != null) {
-      system.close();
-    }
   }
 
   @Test

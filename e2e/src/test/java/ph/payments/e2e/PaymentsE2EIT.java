@@ -8,23 +8,24 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Payments across the real processes: create through the gateway's command path, drive the sandbox
  * provider with test helpers, read the payment and its timeline, and reconcile through the event
  * log exactly as SPEC part 6 describes.
  */
+@ExtendWith(SharedSystem.class)
 class PaymentsE2EIT {
 
   private static SystemUnderTest system;
   private static Merchant merchant;
 
   @BeforeAll
-  static void start() throws Exception {
-    system = SystemUnderTest.start("payments");
+  static void start(SystemUnderTest shared) throws Exception {
+    system = shared;
     Merchant operator = new Merchant(system.gatewayUrl(), system.adminToken);
     Merchant.Reply created =
         operator.post(
@@ -33,13 +34,6 @@ class PaymentsE2EIT {
     assertEquals(201, created.status(), created.raw().body());
     merchant = new Merchant(system.gatewayUrl(), created.json().at("/api_keys/0/secret").asText());
     raiseRateLimit(operator, created.json().at("/api_keys/0/id").asText());
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    if (system != null) {
-      system.close();
-    }
   }
 
   @Test

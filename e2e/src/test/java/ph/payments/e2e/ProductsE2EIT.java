@@ -14,15 +14,16 @@ import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Products across the real processes (issue 15): every product route through the gateway, a stock
  * adjustment delivered as a signed {@code product.stock_adjusted} webhook to a local receiver and
  * listed by {@code GET /v1/events}, and another merchant kept out.
  */
+@ExtendWith(SharedSystem.class)
 class ProductsE2EIT {
 
   private static SystemUnderTest system;
@@ -31,8 +32,8 @@ class ProductsE2EIT {
   private static String secretKey;
 
   @BeforeAll
-  static void start() throws Exception {
-    system = SystemUnderTest.start("products");
+  static void start(SystemUnderTest shared) throws Exception {
+    system = shared;
     operator = new Merchant(system.gatewayUrl(), system.adminToken);
     Merchant.Reply created =
         operator.post(
@@ -40,13 +41,6 @@ class ProductsE2EIT {
     assertEquals(201, created.status(), created.raw().body());
     secretKey = created.json().at("/api_keys/0/secret").asText();
     merchant = new Merchant(system.gatewayUrl(), secretKey);
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    if (system != null) {
-      system.close();
-    }
   }
 
   @Test

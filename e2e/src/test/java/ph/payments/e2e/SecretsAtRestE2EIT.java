@@ -25,9 +25,9 @@ import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Issue 14 item 2: no secret rests anywhere in clear. The operator creates a merchant, an extra API
@@ -37,20 +37,14 @@ import org.junit.jupiter.api.Test;
  * uses it. Then every column of every table of the four databases, every message of every topic and
  * every service log is searched for each of those fresh secrets.
  */
+@ExtendWith(SharedSystem.class)
 class SecretsAtRestE2EIT {
 
   private static SystemUnderTest system;
 
   @BeforeAll
-  static void start() throws Exception {
-    system = SystemUnderTest.start("secrets");
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    if (system != null) {
-      system.close();
-    }
+  static void start(SystemUnderTest shared) throws Exception {
+    system = shared;
   }
 
   @Test

@@ -5,34 +5,29 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.sun.net.httpserver.HttpServer;
-import java.io.ByteArrayOutputStream;
-import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HexFormat;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import ph.payments.e2e.OtlpReceiver.Span;
 
 /**
  * Traces and request ids across the four real processes (issue 19, part 3). The services export
- * spans over OTLP/HTTP to a receiver in this test (a real socket, protobuf decoded by hand below);
- * one payment's capture must show one trace id in the gateway, payments-service, ledger-service and
- * webhook-service, and the merchant's {@code X-Request-Id} must reach the owners with it.
+ * spans over OTLP/HTTP to a receiver in the test JVM ({@link OtlpReceiver}: a real socket, protobuf
+ * decoded by hand); one payment's capture must show one trace id in the gateway, payments-service,
+ * ledger-service and webhook-service, and the merchant's {@code X-Request-Id} must reach the owners
+ * with it.
  */
+@ExtendWith(SharedSystem.class)
 class TracingE2EIT {
 
   private static final Set<String> SERVICES =
@@ -45,20 +40,12 @@ class TracingE2EIT {
   private static String secretKey;
 
   @BeforeAll
-  static void start() throws Exception {
-    receiver = OtlpReceiver.start();
+  static void start(SystemUnderTest shared, OtlpReceiver spans) throws Exception {
+    // The shared system exports every service's spans to this receiver, from its start.
+    system = shared;
+    receiver = spans;
+    receiver.keep();
     hooks = WebhookReceiver.start();
-    system =
-        SystemUnderTest.start(
-            "traces",
-            Map.of(
-                "OTEL_EXPORTER_OTLP_ENDPOINT",
-                receiver.baseUrl(),
-                "OTEL_BSP_SCHEDULE_DELAY",
-                "100",
-                // A shared, busy machine: four JVMs may need more than bin/run's default 90 s.
-                "HEALTH_TIMEOUT_SECONDS",
-                "200"));
     Merchant operator = new Merchant(system.gatewayUrl(), system.adminToken);
     Merchant.Reply created =
         operator.post(
@@ -70,11 +57,8 @@ class TracingE2EIT {
 
   @AfterAll
   static void stop() throws Exception {
-    if (system != null) {
-      system.close();
-    }
     if (receiver != null) {
-      receiver.close();
+      receiver.discard();
     }
     if (hooks != null) {
       hooks.close();
@@ -244,153 +228,5 @@ class TracingE2EIT {
     return HttpClient.newHttpClient()
         .send(
             request.timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
-  }
-
-  /** One exported span, as much of it as the test reads. */
-  record Span(String service, String traceId, String name, Map<String, String> attributes) {
-    String requestId() {
-      return attributes.get("request.id");
-    }
-
-    @Override
-    public String toString() {
-      return service + ":" + name + "@" + traceId + attributes;
-    }
-  }
-
-  /** An OTLP/HTTP trace receiver (protobuf), collecting every span it is sent. */
-  static final class OtlpReceiver implements AutoCloseable {
-
-    private final HttpServer server;
-    private final List<Span> spans = new CopyOnWriteArrayList<>();
-
-    private OtlpReceiver(HttpServer server) {
-      this.server = server;
-    }
-
-    static OtlpReceiver start() throws Exception {
-      HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-      OtlpReceiver receiver = new OtlpReceiver(server);
-      server.createContext(
-          "/v1/traces",
-          exchange -> {
-            byte[] body = exchange.getRequestBody().readAllBytes();
-            try {
-              receiver.spans.addAll(Protobuf.spans(body));
-              exchange.getResponseHeaders().set("Content-Type", "application/x-protobuf");
-              exchange.sendResponseHeaders(200, -1);
-            } catch (RuntimeException e) {
-              exchange.sendResponseHeaders(400, -1);
-            } finally {
-              exchange.close();
-            }
-          });
-      server.start();
-      return receiver;
-    }
-
-    String baseUrl() {
-      return "http://127.0.0.1:" + server.getAddress().getPort();
-    }
-
-    List<Span> trace(String traceId) {
-      return spans.stream().filter(s -> s.traceId().equals(traceId)).toList();
-    }
-
-    <T> T await(String what, java.util.function.Function<List<Span>, java.util.Optional<T>> find)
-        throws InterruptedException {
-      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-      while (System.nanoTime() < deadline) {
-        java.util.Optional<T> found = find.apply(List.copyOf(spans));
-        if (found.isPresent()) {
-          return found.get();
-        }
-        Thread.sleep(100);
-      }
-      throw new AssertionError("no " + what + " among " + spans.size() + " spans: " + spans);
-    }
-
-    @Override
-    public void close() {
-      server.stop(0);
-    }
-  }
-
-  /**
-   * Just enough protobuf to read an OTLP {@code ExportTraceServiceRequest}: resource_spans(1) →
-   * resource(1) → attributes(1), scope_spans(2) → spans(2) → trace_id(1), name(5), attributes(9);
-   * KeyValue key(1), value(2) → string_value(1).
-   */
-  static final class Protobuf {
-
-    static List<Span> spans(byte[] request) {
-      List<Span> spans = new ArrayList<>();
-      for (byte[] resourceSpans : fields(request, 1)) {
-        Map<String, String> resource = new HashMap<>();
-        for (byte[] res : fields(resourceSpans, 1)) {
-          resource.putAll(keyValues(res, 1));
-        }
-        for (byte[] scopeSpans : fields(resourceSpans, 2)) {
-          for (byte[] span : fields(scopeSpans, 2)) {
-            spans.add(
-                new Span(
-                    resource.get("service.name"),
-                    HexFormat.of().formatHex(fields(span, 1).get(0)),
-                    new String(fields(span, 5).get(0), StandardCharsets.UTF_8),
-                    keyValues(span, 9)));
-          }
-        }
-      }
-      return spans;
-    }
-
-    private static Map<String, String> keyValues(byte[] message, int field) {
-      Map<String, String> values = new HashMap<>();
-      for (byte[] keyValue : fields(message, field)) {
-        String key = new String(fields(keyValue, 1).get(0), StandardCharsets.UTF_8);
-        List<byte[]> value = fields(keyValue, 2);
-        List<byte[]> string = value.isEmpty() ? List.of() : fields(value.get(0), 1);
-        values.put(
-            key, string.isEmpty() ? null : new String(string.get(0), StandardCharsets.UTF_8));
-      }
-      return values;
-    }
-
-    /** The length-delimited values of {@code wanted} in {@code message}; other fields skipped. */
-    private static List<byte[]> fields(byte[] message, int wanted) {
-      List<byte[]> found = new ArrayList<>();
-      int[] at = {0};
-      while (at[0] < message.length) {
-        long tag = varint(message, at);
-        int field = (int) (tag >>> 3);
-        switch ((int) (tag & 7)) {
-          case 0 -> varint(message, at);
-          case 1 -> at[0] += 8;
-          case 5 -> at[0] += 4;
-          case 2 -> {
-            int length = (int) varint(message, at);
-            if (field == wanted) {
-              ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-              bytes.write(message, at[0], length);
-              found.add(bytes.toByteArray());
-            }
-            at[0] += length;
-          }
-          default -> throw new IllegalArgumentException("wire type " + (tag & 7));
-        }
-      }
-      return found;
-    }
-
-    private static long varint(byte[] message, int[] at) {
-      long value = 0;
-      for (int shift = 0; ; shift += 7) {
-        byte b = message[at[0]++];
-        value |= (long) (b & 0x7f) << shift;
-        if (b >= 0) {
-          return value;
-        }
-      }
-    }
   }
 }
