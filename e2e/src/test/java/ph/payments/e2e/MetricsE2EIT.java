@@ -42,6 +42,9 @@ class MetricsE2EIT {
   /** A metric selector in PromQL: a name followed by its label matchers. */
   private static final Pattern SELECTOR = Pattern.compile("([a-zA-Z_:][a-zA-Z0-9_:]*)\\{");
 
+  /** An alert rule's expression in alerts.yml, on one line. */
+  private static final Pattern ALERT_EXPR = Pattern.compile("\\s*expr: (.+)");
+
   private static SystemUnderTest system;
   private static WebhookReceiver receiver;
   private static final HttpClient http =
@@ -101,7 +104,7 @@ class MetricsE2EIT {
     receiver.await(
         event -> "refund.succeeded".equals(event.path("type").asText()), secret, PATIENCE);
 
-    Set<String> used = dashboardMetricNames();
+    Set<String> used = operatorMetricNames();
     assertTrue(used.size() >= 15, "the dashboard queries " + used);
 
     Map<String, String> missing = new LinkedHashMap<>();
@@ -192,8 +195,11 @@ class MetricsE2EIT {
         get(system.gatewayUrl() + "/metrics", METRICS_TOKEN).statusCode() == 200, "/metrics");
   }
 
-  /** The metric names of every panel's expr in the provisioned dashboard. */
-  static Set<String> dashboardMetricNames() throws Exception {
+  /**
+   * The metric names of every panel's expr in the provisioned dashboard and of every alert rule's
+   * one-line expr in {@code deploy/prometheus/alerts.yml}.
+   */
+  static Set<String> operatorMetricNames() throws Exception {
     Path dashboards = system.repo.resolve("deploy/grafana/dashboards");
     Set<String> names = new TreeSet<>();
     List<Path> files;
@@ -215,6 +221,22 @@ class MetricsE2EIT {
         assertTrue(found, "every expr names its metric with a selector: " + expr.asText());
       }
     }
+    Path alerts = system.repo.resolve("deploy/prometheus/alerts.yml");
+    int rules = 0;
+    for (String line : Files.readAllLines(alerts)) {
+      Matcher rule = ALERT_EXPR.matcher(line);
+      if (rule.matches()) {
+        rules++;
+        Matcher selector = SELECTOR.matcher(rule.group(1));
+        boolean found = false;
+        while (selector.find()) {
+          names.add(selector.group(1));
+          found = true;
+        }
+        assertTrue(found, "every alert names its metric with a selector: " + line);
+      }
+    }
+    assertTrue(rules >= 15, "alert rules read from " + alerts + ": " + rules);
     return names;
   }
 

@@ -133,7 +133,21 @@ class TracingE2EIT {
     assertTrue(
         trace.stream()
             .anyMatch(s -> s.name().equals("POST /v1/test_helpers/payments/{id}/{action}")),
-        "the gateway span is named by its route: " + trace);
+        "the gateway span is named by its route: "
+            + trace); // The outbox hops: each relay's publishing of the traced messages is in the
+    // trace.
+    assertTrue(
+        trace.stream()
+            .anyMatch(
+                s -> s.service().equals("api-gateway") && s.name().startsWith("publish command.")),
+        "the gateway's relay publishing the command: " + trace);
+    assertTrue(
+        trace.stream()
+            .anyMatch(
+                s ->
+                    s.service().equals("payments-service")
+                        && s.name().equals("publish payment.succeeded")),
+        "payments-service's relay publishing the event: " + trace);
   }
 
   @Test
