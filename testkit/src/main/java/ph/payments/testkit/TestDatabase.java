@@ -183,9 +183,9 @@ public final class TestDatabase implements AutoCloseable {
   }
 
   /**
-   * A logical outbox leaves a replication slot on its database; PostgreSQL refuses to drop a
-   * database that has one, and the slot would keep the server's WAL forever. Its reader (if still
-   * connected) is ended first.
+   * A logical outbox leaves a replication slot on its database. {@code DROP DATABASE} drops a
+   * database's slots with it but refuses while one is being read, so a reader still connected is
+   * ended and the slots dropped first.
    */
   private void dropReplicationSlots(Statement statement) throws SQLException {
     String slots = "FROM pg_replication_slots WHERE database = '" + name + "'";
