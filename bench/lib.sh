@@ -49,6 +49,13 @@ bench_psql() {
 bench_drop_databases() {
   local suffix
   for suffix in gateway payments ledger webhooks; do
+    # A logical outbox (OUTBOX_MODE=logical) leaves a replication slot, which would keep the
+    # server's WAL and makes DROP DATABASE fail: end its reader and drop it first.
+    bench_psql -d postgres -c "SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots
+      WHERE database = '${DB_PREFIX}_${suffix}' AND active" >/dev/null 2>&1 || true
+    sleep 0.2
+    bench_psql -d postgres -c "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots
+      WHERE database = '${DB_PREFIX}_${suffix}'" >/dev/null 2>&1 || true
     bench_psql -d postgres -c "DROP DATABASE IF EXISTS \"${DB_PREFIX}_${suffix}\" WITH (FORCE)" \
       >/dev/null 2>&1 || bench_log "could not drop ${DB_PREFIX}_${suffix}"
   done

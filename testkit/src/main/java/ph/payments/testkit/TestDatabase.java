@@ -172,6 +172,7 @@ public final class TestDatabase implements AutoCloseable {
     }
     try (Connection connection = server.connectToMaintenanceDatabase();
         Statement statement = connection.createStatement()) {
+      dropReplicationSlots(statement);
       statement.execute("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
     } catch (SQLException e) {
       throw new IllegalStateException("Could not drop database " + name + ": " + e, e);
@@ -179,6 +180,29 @@ public final class TestDatabase implements AutoCloseable {
     closed = true;
     OPEN.remove(this);
     LOG.debug("Dropped database {}", name);
+  }
+
+  /**
+   * A logical outbox leaves a replication slot on its database. {@code DROP DATABASE} drops a
+   * database's slots with it but refuses while one is being read, so a reader still connected is
+   * ended and the slots dropped first.
+   */
+  private void dropReplicationSlots(Statement statement) throws SQLException {
+    String slots = "FROM pg_replication_slots WHERE database = '" + name + "'";
+    statement.execute("SELECT pg_terminate_backend(active_pid) " + slots + " AND active");
+    for (int attempt = 0; attempt < 50; attempt++) {
+      try {
+        statement.execute("SELECT pg_drop_replication_slot(slot_name) " + slots);
+        return;
+      } catch (SQLException stillActive) {
+        try {
+          Thread.sleep(100); // the terminated reader lets go of its slot
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw stillActive;
+        }
+      }
+    }
   }
 
   @Override

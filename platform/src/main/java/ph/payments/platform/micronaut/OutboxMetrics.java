@@ -8,6 +8,7 @@ import io.micronaut.context.annotation.Context;
 import io.micronaut.context.annotation.Requires;
 import io.micronaut.core.annotation.Nullable;
 import java.time.Duration;
+import ph.payments.platform.outbox.LogicalOutboxRelay;
 import ph.payments.platform.outbox.OutboxRelay;
 import ph.payments.platform.tx.Transactions;
 
@@ -26,7 +27,10 @@ public class OutboxMetrics {
           + " FROM outbox WHERE published_at IS NULL";
 
   public OutboxMetrics(
-      MeterRegistry registry, Transactions transactions, @Nullable OutboxRelay relay) {
+      MeterRegistry registry,
+      Transactions transactions,
+      @Nullable OutboxRelay relay,
+      @Nullable LogicalOutboxRelay logicalRelay) {
     SqlSnapshot pending = new SqlSnapshot(transactions, PENDING_SQL, 2, Duration.ofSeconds(1));
     Gauge.builder("outbox.pending", pending, p -> p.value(0))
         .description("Outbox rows not yet published to Kafka")
@@ -44,7 +48,7 @@ public class OutboxMetrics {
           Counter.builder("outbox.publish.failures")
               .description("Outbox sends that Kafka did not acknowledge (retried)")
               .register(registry);
-      relay.observe(
+      OutboxRelay.Observer observer =
           new OutboxRelay.Observer() {
             @Override
             public void acknowledged(Duration sinceWritten) {
@@ -55,7 +59,11 @@ public class OutboxMetrics {
             public void failed() {
               failures.increment();
             }
-          });
+          };
+      relay.observe(observer);
+      if (logicalRelay != null) {
+        logicalRelay.observe(observer);
+      }
     }
   }
 }

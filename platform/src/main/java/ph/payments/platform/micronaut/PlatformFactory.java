@@ -28,6 +28,7 @@ import ph.payments.platform.kafka.KafkaSecurity;
 import ph.payments.platform.kafka.KafkaSettings;
 import ph.payments.platform.kafka.ParkedMessages;
 import ph.payments.platform.keys.RequiredKeys;
+import ph.payments.platform.outbox.LogicalOutboxRelay;
 import ph.payments.platform.outbox.OutboxActivity;
 import ph.payments.platform.outbox.OutboxRelay;
 import ph.payments.platform.outbox.OutboxWriter;
@@ -121,9 +122,39 @@ public class PlatformFactory {
     return new OutboxActivity();
   }
 
+  /**
+   * The outbox writer of {@code outbox.mode} ({@code OUTBOX_MODE}): {@code table} (the default)
+   * inserts rows for {@link OutboxRelay}; {@code logical} emits the messages into the WAL for
+   * {@link LogicalOutboxRelay}, and creates the database's replication slot first when it is
+   * missing, since only what is written after the slot exists is decoded (every bean that writes
+   * gets its writer from here, so none writes before).
+   */
   @Singleton
-  OutboxWriter outboxWriter(Clock clock, OutboxRelay.Settings settings, OutboxActivity activity) {
+  OutboxWriter outboxWriter(
+      Clock clock,
+      OutboxRelay.Settings settings,
+      OutboxActivity activity,
+      @Value("${outbox.mode:table}") String mode,
+      @Value("${datasources.default.url}") String url,
+      @Nullable @Value("${datasources.default.username:}") String username,
+      @Nullable @Value("${datasources.default.password:}") String password)
+      throws java.sql.SQLException {
+    if (logical(mode)) {
+      LogicalOutboxRelay.prepare(dedicated(url, username, password, settings.name()));
+      log.info("Outbox: logical (pg_logical_emit_message, read from a replication slot)");
+      return OutboxWriter.logical(clock);
+    }
     return new OutboxWriter(clock, settings.channel(), activity);
+  }
+
+  private static boolean logical(String mode) {
+    return switch (mode.strip().toLowerCase(java.util.Locale.ROOT)) {
+      case "logical" -> true;
+      case "table", "" -> false;
+      default ->
+          throw new IllegalArgumentException(
+              "outbox.mode (OUTBOX_MODE) must be table or logical, not " + mode);
+    };
   }
 
   @Singleton
@@ -150,6 +181,56 @@ public class PlatformFactory {
    * The relay starts with the application. It takes the pooled {@code DataSource} only to make sure
    * Flyway has migrated before it reads the outbox; its own connection is a dedicated one.
    */
+  /**
+   * The relay of the logical outbox ({@code outbox.mode=logical}); the table relay keeps running
+   * beside it and publishes rows written before the switch (or by a replica still writing rows).
+   */
+  @Context
+  @Bean(preDestroy = "close")
+  @Requires(property = "outbox.relay.enabled", notEquals = "false")
+  @Requires(property = "outbox.mode", value = "logical")
+  LogicalOutboxRelay logicalOutboxRelay(
+      OutboxWriter writer,
+      OutboxRelay.Settings settings,
+      Clock clock,
+      @Value("${datasources.default.url}") String url,
+      @Nullable @Value("${datasources.default.username:}") String username,
+      @Nullable @Value("${datasources.default.password:}") String password,
+      @Value("${kafka.bootstrap.servers}") String bootstrapServers,
+      KafkaSecurity security) {
+    // The writer is asked for first: it made sure the slot exists.
+    PGSimpleDataSource dedicated = dedicated(url, username, password, settings.name());
+    return new LogicalOutboxRelay(
+            dedicated,
+            LogicalOutboxRelay.replicationDataSource(dedicated),
+            producers(bootstrapServers, settings.name() + "-outbox-logical", security),
+            settings,
+            clock,
+            LogicalOutboxRelay.Probe.NONE)
+        .start();
+  }
+
+  private static java.util.function.Supplier<
+          org.apache.kafka.clients.producer.Producer<String, byte[]>>
+      producers(String bootstrapServers, String clientId, KafkaSecurity security) {
+    return () -> new KafkaProducer<>(KafkaSettings.producer(bootstrapServers, clientId, security));
+  }
+
+  private static PGSimpleDataSource dedicated(
+      String url, String username, String password, String name) {
+    PGSimpleDataSource dedicated = new PGSimpleDataSource();
+    dedicated.setURL(url);
+    if (username != null && !username.isEmpty()) {
+      dedicated.setUser(username);
+    }
+    if (password != null && !password.isEmpty()) {
+      dedicated.setPassword(password);
+    }
+    dedicated.setTcpKeepAlive(true);
+    dedicated.setApplicationName(name + "-outbox-relay");
+    return dedicated;
+  }
+
   @Context
   @Bean(preDestroy = "close")
   @Requires(property = "outbox.relay.enabled", notEquals = "false")
@@ -163,22 +244,10 @@ public class PlatformFactory {
       @Nullable @Value("${datasources.default.password:}") String password,
       @Value("${kafka.bootstrap.servers}") String bootstrapServers,
       KafkaSecurity security) {
-    PGSimpleDataSource dedicated = new PGSimpleDataSource();
-    dedicated.setURL(url);
-    if (username != null && !username.isEmpty()) {
-      dedicated.setUser(username);
-    }
-    if (password != null && !password.isEmpty()) {
-      dedicated.setPassword(password);
-    }
-    dedicated.setTcpKeepAlive(true);
-    dedicated.setApplicationName(settings.name() + "-outbox-relay");
+    PGSimpleDataSource dedicated = dedicated(url, username, password, settings.name());
     return new OutboxRelay(
             dedicated,
-            () ->
-                new KafkaProducer<>(
-                    KafkaSettings.producer(
-                        bootstrapServers, settings.name() + "-outbox", security)),
+            producers(bootstrapServers, settings.name() + "-outbox", security),
             settings,
             clock,
             OutboxRelay.Probe.NONE,

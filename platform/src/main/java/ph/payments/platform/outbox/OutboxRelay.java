@@ -1,6 +1,5 @@
 package ph.payments.platform.outbox;
 
-import io.opentelemetry.api.trace.Span;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -17,8 +16,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
@@ -30,8 +27,6 @@ import org.postgresql.PGConnection;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import ph.payments.contracts.Envelope;
-import ph.payments.platform.kafka.KafkaEnvelopes;
-import ph.payments.platform.kafka.KafkaTracing;
 
 /**
  * Publishes committed outbox rows to Kafka, in id order, at least once.
@@ -383,13 +378,13 @@ public final class OutboxRelay implements AutoCloseable {
       for (ArrayDeque<PendingRow> keyRows : byKey.values()) {
         PendingRow row = keyRows.pollFirst();
         wave.add(row);
-        acks.add(send(row));
+        acks.add(RelaySends.send(producer, row.topic(), row.envelope()));
       }
       attempted += wave.size();
       producer.flush();
       for (int i = 0; i < wave.size(); i++) {
         PendingRow row = wave.get(i);
-        String failure = awaitAck(acks.get(i));
+        String failure = RelaySends.awaitAck(acks.get(i));
         if (failure == null) {
           sent.add(row.id());
           observer.acknowledged(Duration.between(row.envelope().time(), clock.instant()));
@@ -420,32 +415,6 @@ public final class OutboxRelay implements AutoCloseable {
           "outbox relay {}: {}; their keys wait, the others went on", settings.name(), summary);
     }
     return attempted;
-  }
-
-  private Future<RecordMetadata> send(PendingRow row) {
-    Span span = KafkaTracing.publish(row.topic(), row.envelope());
-    try {
-      return producer.send(
-          KafkaEnvelopes.toRecord(row.topic(), KafkaTracing.carrying(span, row.envelope())),
-          (metadata, failure) -> KafkaTracing.published(span, failure));
-    } catch (RuntimeException refused) {
-      // Some failures are thrown rather than reported through the future; same treatment.
-      KafkaTracing.published(span, refused);
-      return CompletableFuture.failedFuture(refused);
-    }
-  }
-
-  /** Null when acknowledged, else what went wrong. */
-  private static String awaitAck(Future<RecordMetadata> ack) {
-    try {
-      ack.get();
-      return null;
-    } catch (ExecutionException e) {
-      return String.valueOf(e.getCause());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return "interrupted while waiting for the acknowledgement";
-    }
   }
 
   /**
@@ -545,19 +514,11 @@ public final class OutboxRelay implements AutoCloseable {
   }
 
   private void closeProducer() {
-    if (producer != null) {
-      try {
-        producer.close(Duration.ofSeconds(5));
-      } catch (RuntimeException e) {
-        log.debug("closing the relay producer failed", e);
-      }
-      producer = null;
-    }
+    producer = RelaySends.close(producer);
   }
 
   private Duration next(Duration backoff) {
-    Duration doubled = backoff.isZero() ? Duration.ofMillis(100) : backoff.multipliedBy(2);
-    return doubled.compareTo(settings.maxBackoff()) > 0 ? settings.maxBackoff() : doubled;
+    return RelaySends.next(backoff, settings.maxBackoff());
   }
 
   private static void sleep(Duration duration) throws InterruptedException {

@@ -29,9 +29,12 @@ public final class OutboxWriter {
       "INSERT INTO outbox (message_id, topic, message_key, message_type, payload, created_at,"
           + " attributes) VALUES (?, ?, ?, ?, ?, ?, ?::json)";
 
+  private static final String EMIT = "SELECT pg_logical_emit_message(true, ?, ?)";
+
   private final Clock clock;
   private final String channel;
   private final OutboxActivity activity;
+  private final boolean logical;
 
   /**
    * A writer that always notifies.
@@ -46,9 +49,27 @@ public final class OutboxWriter {
    * @param activity shared with the relay of this process, which tells when notifying is useless
    */
   public OutboxWriter(Clock clock, String channel, OutboxActivity activity) {
+    this(clock, channel, activity, false);
+  }
+
+  private OutboxWriter(Clock clock, String channel, OutboxActivity activity, boolean logical) {
     this.clock = clock;
     this.channel = channel;
     this.activity = activity;
+    this.logical = logical;
+  }
+
+  /**
+   * A writer that emits messages into the WAL for {@link LogicalOutboxRelay} (needs {@code
+   * wal_level=logical} and the service's slot, which the relay creates at start-up).
+   */
+  public static OutboxWriter logical(Clock clock) {
+    return new OutboxWriter(clock, "unused", new OutboxActivity(), true);
+  }
+
+  /** True for a writer that emits into the WAL instead of inserting rows. */
+  public boolean isLogical() {
+    return logical;
   }
 
   /**
@@ -56,6 +77,17 @@ public final class OutboxWriter {
    */
   public void append(Connection connection, OutboxMessage message) throws SQLException {
     Transactions.requireTransaction(connection);
+    if (logical) {
+      try (PreparedStatement emit = connection.prepareStatement(EMIT)) {
+        emit.setString(1, LogicalMessages.PREFIX);
+        emit.setBytes(
+            2,
+            LogicalMessages.encode(
+                message, clock.instant(), MessageContext.withCurrent(message.attributes())));
+        emit.execute();
+      }
+      return;
+    }
     try (PreparedStatement insert = connection.prepareStatement(INSERT)) {
       insert.setString(1, message.messageId());
       insert.setString(2, message.topic());

@@ -1,0 +1,68 @@
+package ph.payments.platform.outbox;
+
+import io.opentelemetry.api.trace.Span;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import ph.payments.contracts.Envelope;
+import ph.payments.platform.kafka.KafkaEnvelopes;
+import ph.payments.platform.kafka.KafkaTracing;
+
+/** What both relays ({@link OutboxRelay}, {@link LogicalOutboxRelay}) do with their producer. */
+final class RelaySends {
+
+  private static final Logger log = LoggerFactory.getLogger(RelaySends.class);
+
+  /** Sends {@code envelope} in a PRODUCER span ({@link KafkaTracing}); never throws. */
+  static Future<RecordMetadata> send(
+      Producer<String, byte[]> producer, String topic, Envelope envelope) {
+    Span span = KafkaTracing.publish(topic, envelope);
+    try {
+      return producer.send(
+          KafkaEnvelopes.toRecord(topic, KafkaTracing.carrying(span, envelope)),
+          (metadata, failure) -> KafkaTracing.published(span, failure));
+    } catch (RuntimeException refused) {
+      // Some failures are thrown rather than reported through the future; same treatment.
+      KafkaTracing.published(span, refused);
+      return CompletableFuture.failedFuture(refused);
+    }
+  }
+
+  /** Null when acknowledged, else what went wrong. */
+  static String awaitAck(Future<RecordMetadata> ack) {
+    try {
+      ack.get();
+      return null;
+    } catch (ExecutionException e) {
+      return String.valueOf(e.getCause());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return "interrupted while waiting for the acknowledgement";
+    }
+  }
+
+  /** Closes {@code producer} if there is one; always answers null, the relay's "no producer". */
+  static <P extends Producer<String, byte[]>> P close(P producer) {
+    if (producer != null) {
+      try {
+        producer.close(Duration.ofSeconds(5));
+      } catch (RuntimeException e) {
+        log.debug("closing the relay producer failed", e);
+      }
+    }
+    return null;
+  }
+
+  /** The pause after {@code backoff}: 100 ms, doubling, up to {@code max}. */
+  static Duration next(Duration backoff, Duration max) {
+    Duration doubled = backoff.isZero() ? Duration.ofMillis(100) : backoff.multipliedBy(2);
+    return doubled.compareTo(max) > 0 ? max : doubled;
+  }
+
+  private RelaySends() {}
+}
