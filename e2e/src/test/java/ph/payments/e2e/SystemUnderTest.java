@@ -15,6 +15,7 @@ import java.sql.Statement;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -34,7 +35,18 @@ final class SystemUnderTest implements AutoCloseable {
   final String dbPrefix;
   final String adminToken;
   final int gatewayPort;
+
+  /**
+   * Replica 1's port of each internal service: {@code payments}, {@code ledger}, {@code webhook}.
+   */
   final Map<String, Integer> internalPorts;
+
+  /**
+   * The port of every process bin/run starts for a service, by its pid file's name: {@code
+   * api-gateway}, {@code payments-service}, {@code payments-service-2} (replicas), ….
+   */
+  final Map<String, Integer> unitPorts;
+
   final Duration startUp;
   private final Process process;
   private final Path output;
@@ -47,6 +59,7 @@ final class SystemUnderTest implements AutoCloseable {
       String adminToken,
       int gatewayPort,
       Map<String, Integer> internalPorts,
+      Map<String, Integer> unitPorts,
       Process process,
       Path output,
       GatewayInThisJvm gatewayInThisJvm,
@@ -57,6 +70,7 @@ final class SystemUnderTest implements AutoCloseable {
     this.adminToken = adminToken;
     this.gatewayPort = gatewayPort;
     this.internalPorts = internalPorts;
+    this.unitPorts = unitPorts;
     this.process = process;
     this.output = output;
     this.gatewayInThisJvm = gatewayInThisJvm;
@@ -69,7 +83,10 @@ final class SystemUnderTest implements AutoCloseable {
 
   /**
    * As {@link #start(String)}, with extra environment for bin/run and the services (for example a
-   * short {@code WEBHOOK_RETRY_SCHEDULE}); it is applied last, so it wins.
+   * short {@code WEBHOOK_RETRY_SCHEDULE}); it is applied last, so it wins. {@code
+   * PAYMENTS_REPLICAS}, {@code LEDGER_REPLICAS} and {@code WEBHOOK_REPLICAS} start replicas: each
+   * service then gets a base port whose replica ports (+ {@link #REPLICA_PORT_STEP} each) are free
+   * too.
    */
   static SystemUnderTest start(String name, Map<String, String> environment) throws Exception {
     return start(name, environment, null);
@@ -94,9 +111,16 @@ final class SystemUnderTest implements AutoCloseable {
     String suffix = HexFormat.of().formatHex(random(4));
     String dbPrefix = "e2e_" + name + "_" + suffix;
     String adminToken = "adm_" + HexFormat.of().formatHex(random(16));
-    int gateway = freePort();
+    Map<String, Integer> unitPorts = new LinkedHashMap<>();
+    int gateway = freePorts(GATEWAY, 1, unitPorts);
     Map<String, Integer> internal =
-        Map.of("payments", freePort(), "ledger", freePort(), "webhook", freePort());
+        Map.of(
+            "payments",
+            freePorts("payments-service", replicas(environment, "PAYMENTS_REPLICAS"), unitPorts),
+            "ledger",
+            freePorts("ledger-service", replicas(environment, "LEDGER_REPLICAS"), unitPorts),
+            "webhook",
+            freePorts("webhook-service", replicas(environment, "WEBHOOK_REPLICAS"), unitPorts));
 
     ProcessBuilder builder = new ProcessBuilder("bash", "bin/run", "--no-build");
     builder.directory(repo.toFile());
@@ -107,8 +131,12 @@ final class SystemUnderTest implements AutoCloseable {
     env.put("PAYMENTS_PORT", Integer.toString(internal.get("payments")));
     env.put("LEDGER_PORT", Integer.toString(internal.get("ledger")));
     env.put("WEBHOOK_PORT", Integer.toString(internal.get("webhook")));
-    env.put("KAFKA_PORT", Integer.toString(freePort()));
-    env.put("KAFKA_CONTROLLER_PORT", Integer.toString(freePort()));
+    env.put("REPLICA_PORT_STEP", Integer.toString(REPLICA_PORT_STEP));
+    List<Integer> taken = new java.util.ArrayList<>(unitPorts.values());
+    int kafka = freePortBesides(taken);
+    taken.add(kafka);
+    env.put("KAFKA_PORT", Integer.toString(kafka));
+    env.put("KAFKA_CONTROLLER_PORT", Integer.toString(freePortBesides(taken)));
     env.put("PAYMENTS_ADMIN_TOKEN", adminToken);
     if (gatewayClock != null) {
       env.put(
@@ -124,7 +152,17 @@ final class SystemUnderTest implements AutoCloseable {
     Process process = builder.start();
     SystemUnderTest system =
         new SystemUnderTest(
-            repo, runDir, dbPrefix, adminToken, gateway, internal, process, output, null, null);
+            repo,
+            runDir,
+            dbPrefix,
+            adminToken,
+            gateway,
+            internal,
+            unitPorts,
+            process,
+            output,
+            null,
+            null);
     long deadline = started + TimeUnit.SECONDS.toNanos(300); // beyond bin/run's own limits
     while (!system.outputHas("READY")) {
       if (!process.isAlive() || System.nanoTime() > deadline) {
@@ -150,9 +188,23 @@ final class SystemUnderTest implements AutoCloseable {
         throw e;
       }
     }
-    Duration startUp = Duration.ofNanos(System.nanoTime() - started);
+    return system.ready(inThisJvm, Duration.ofNanos(System.nanoTime() - started));
+  }
+
+  /** This system once ready: with the gateway in this JVM (or null) and its start-up time. */
+  private SystemUnderTest ready(GatewayInThisJvm inThisJvm, Duration startUp) {
     return new SystemUnderTest(
-        repo, runDir, dbPrefix, adminToken, gateway, internal, process, output, inThisJvm, startUp);
+        repo,
+        runDir,
+        dbPrefix,
+        adminToken,
+        gatewayPort,
+        internalPorts,
+        unitPorts,
+        process,
+        output,
+        inThisJvm,
+        startUp);
   }
 
   String gatewayUrl() {
@@ -207,6 +259,28 @@ final class SystemUnderTest implements AutoCloseable {
   static final List<String> SERVICES =
       List.of("api-gateway", "payments-service", "ledger-service", "webhook-service");
 
+  /**
+   * bin/run's {@code REPLICA_PORT_STEP}: replica i listens on the service's port + step × (i − 1).
+   */
+  static final int REPLICA_PORT_STEP = 100;
+
+  /**
+   * Every service process bin/run runs, by its pid file's name: the {@link #SERVICES}, and with
+   * replicas {@code payments-service-2} and so on.
+   */
+  List<String> units() {
+    return List.copyOf(unitPorts.keySet());
+  }
+
+  /** The base URL of a service process ({@link #units()}). */
+  String url(String unit) {
+    Integer port = unitPorts.get(unit);
+    if (port == null) {
+      throw new IllegalArgumentException(unit + " is not one of " + unitPorts.keySet());
+    }
+    return "http://127.0.0.1:" + port;
+  }
+
   private static final String GATEWAY = "api-gateway";
 
   static final String KAFKA = "kafka";
@@ -224,20 +298,33 @@ final class SystemUnderTest implements AutoCloseable {
    * does. Returns the time from the kill until then.
    */
   Duration killAndAwaitRestart(String component) throws Exception {
-    long killed = pid(component);
-    ProcessHandle process =
-        ProcessHandle.of(killed)
-            .orElseThrow(() -> new IllegalStateException(component + " is not running"));
     long started = System.nanoTime();
-    process.destroyForcibly(); // SIGKILL
-    long deadline = started + TimeUnit.SECONDS.toNanos(240);
+    return awaitRestart(component, kill(component), started);
+  }
+
+  /** {@code kill -9} of one component ({@link #KAFKA} or one of {@link #units()}); its pid. */
+  long kill(String component) throws IOException {
+    long killed = pid(component);
+    ProcessHandle.of(killed)
+        .orElseThrow(() -> new IllegalStateException(component + " is not running"))
+        .destroyForcibly(); // SIGKILL
+    return killed;
+  }
+
+  /**
+   * Waits until bin/run has started {@code component} again in place of pid {@code killed} and it
+   * is back (see {@link #killAndAwaitRestart}); returns the time since {@code killedAt} ({@link
+   * System#nanoTime()}).
+   */
+  Duration awaitRestart(String component, long killed, long killedAt) throws Exception {
+    long deadline = killedAt + TimeUnit.SECONDS.toNanos(240);
     long restarted;
     while ((restarted = pid(component)) == killed
         || restarted < 0
         || ProcessHandle.of(restarted).map(p -> !p.isAlive()).orElse(true)) {
       awaitBefore(deadline, component + " was not started again:\n" + outputTail());
     }
-    List<String> mustBeHealthy = component.equals(KAFKA) ? SERVICES : List.of(component);
+    List<String> mustBeHealthy = component.equals(KAFKA) ? units() : List.of(component);
     for (String service : mustBeHealthy) {
       while (!healthy(service)) {
         if (pid(component) != restarted) {
@@ -246,23 +333,15 @@ final class SystemUnderTest implements AutoCloseable {
         awaitBefore(deadline, service + " did not get healthy again:\n" + outputTail());
       }
     }
-    return Duration.ofNanos(System.nanoTime() - started);
+    return Duration.ofNanos(System.nanoTime() - killedAt);
   }
 
-  /** 200 on the service's {@code /health}: it reaches its database and Kafka. */
-  boolean healthy(String service) {
-    int port =
-        switch (service) {
-          case "api-gateway" -> gatewayPort;
-          case "payments-service" -> internalPorts.get("payments");
-          case "ledger-service" -> internalPorts.get("ledger");
-          case "webhook-service" -> internalPorts.get("webhook");
-          default -> throw new IllegalArgumentException(service);
-        };
+  /** 200 on the service's {@code /health} (a replica's too): it reaches its database and Kafka. */
+  boolean healthy(String unit) {
     try {
       java.net.HttpURLConnection connection =
           (java.net.HttpURLConnection)
-              java.net.URI.create("http://127.0.0.1:" + port + "/health").toURL().openConnection();
+              java.net.URI.create(url(unit) + "/health").toURL().openConnection();
       connection.setConnectTimeout(1_000);
       connection.setReadTimeout(3_000);
       try {
@@ -316,10 +395,7 @@ final class SystemUnderTest implements AutoCloseable {
   }
 
   boolean anyPortOpen() {
-    if (isOpen(gatewayPort)) {
-      return true;
-    }
-    return internalPorts.values().stream().anyMatch(SystemUnderTest::isOpen);
+    return unitPorts.values().stream().anyMatch(SystemUnderTest::isOpen);
   }
 
   String outputTail() throws IOException {
@@ -364,6 +440,49 @@ final class SystemUnderTest implements AutoCloseable {
   private static int freePort() throws IOException {
     try (ServerSocket socket = new ServerSocket(0)) {
       return socket.getLocalPort();
+    }
+  }
+
+  private static int freePortBesides(List<Integer> taken) throws IOException {
+    int port;
+    do {
+      port = freePort();
+    } while (taken.contains(port));
+    return port;
+  }
+
+  private static int replicas(Map<String, String> environment, String variable) {
+    return Integer.parseInt(environment.getOrDefault(variable, "1"));
+  }
+
+  /**
+   * A base port for a service's {@code replicas} such that every replica's port (+ {@link
+   * #REPLICA_PORT_STEP} each) is free now and none is taken by another service of this system;
+   * records them in {@code taken} under the names bin/run gives the replicas.
+   */
+  private static int freePorts(String service, int replicas, Map<String, Integer> taken)
+      throws IOException {
+    for (int attempt = 0; attempt < 100; attempt++) {
+      int base = freePort();
+      List<Integer> ports = new java.util.ArrayList<>();
+      for (int i = 0; i < replicas; i++) {
+        ports.add(base + REPLICA_PORT_STEP * i);
+      }
+      if (ports.stream().allMatch(p -> p <= 65535 && !taken.containsValue(p) && isFree(p))) {
+        for (int i = 0; i < replicas; i++) {
+          taken.put(i == 0 ? service : service + "-" + (i + 1), ports.get(i));
+        }
+        return base;
+      }
+    }
+    throw new IllegalStateException("no free ports for " + replicas + " replicas of " + service);
+  }
+
+  private static boolean isFree(int port) {
+    try (ServerSocket socket = new ServerSocket(port)) {
+      return true;
+    } catch (IOException inUse) {
+      return false;
     }
   }
 

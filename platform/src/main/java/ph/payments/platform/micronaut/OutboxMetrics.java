@@ -15,8 +15,8 @@ import ph.payments.platform.tx.Transactions;
 /**
  * The outbox as an operator sees it (docs/operations.md): how many rows wait and how old the oldest
  * is (read from the table, so every replica reports the same service-wide numbers, whichever one
- * leads), and, from the leading relay, how long a row took from its transaction to Kafka's
- * acknowledgement and how many sends failed.
+ * leads), whether this replica's relay leads, and, from the leading relay, how long a row took from
+ * its transaction to Kafka's acknowledgement and how many sends failed.
  */
 @Context
 @Requires(beans = MeterRegistry.class)
@@ -40,6 +40,10 @@ public class OutboxMetrics {
         .baseUnit("seconds")
         .register(registry);
     if (relay != null) {
+      // Exactly one replica of a service reports 1 (the advisory lock's holder), docs/scaling.md.
+      Gauge.builder("outbox.relay.leader", relay, r -> r.isLeader() ? 1 : 0)
+          .description("1 while this instance's outbox relay holds the lock and publishes, else 0")
+          .register(registry);
       Timer latency =
           Timer.builder("outbox.publish.latency")
               .description("From an outbox row's transaction to Kafka's acknowledgement")

@@ -20,6 +20,7 @@ import ph.payments.payments.payouts.application.LedgerHolds;
 import ph.payments.platform.json.Json;
 import ph.payments.platform.micronaut.InternalHeaders;
 import ph.payments.platform.money.Money;
+import ph.payments.platform.replicas.Replicas;
 import ph.payments.platform.tracing.Tracing;
 
 /**
@@ -28,13 +29,21 @@ import ph.payments.platform.tracing.Tracing;
  * {@code insufficient_balance} is insufficient, any other definite refusal (409 {@code conflict},
  * another 400) is refused; no answer, 401/404 (misconfiguration or an older ledger), 408, 429 and
  * 5xx are {@link LedgerHolds.Unavailable}, so the command is retried rather than answered.
+ *
+ * <p>{@code payments.ledger-url} may name several ledger replicas, comma-separated ({@link
+ * Replicas}). A call that gets no answer from one (refused, reset, or {@code ledger-timeout}
+ * passed) is made at the next: every call here is safe to repeat. Taking a hold is idempotent on
+ * the payout id (the ledger answers a repeat with the hold as it stands, 200), releasing one is
+ * idempotent too, and listing reads. An answer, an error status included, is never sent to another
+ * replica.
  */
 @Singleton
 public class HttpLedgerHolds implements LedgerHolds {
 
   private static final Logger log = LoggerFactory.getLogger(HttpLedgerHolds.class);
+  private static final String HOLDS = "/internal/holds";
 
-  private final URI holds;
+  private final Replicas ledger;
   private final String internalToken;
   private final Duration timeout;
   private final HttpClient client;
@@ -43,7 +52,7 @@ public class HttpLedgerHolds implements LedgerHolds {
       @Value("${payments.ledger-url}") String ledgerUrl,
       @Nullable @Value("${internal.token:}") String internalToken,
       @Value("${payments.ledger-timeout:5s}") Duration timeout) {
-    this.holds = URI.create(ledgerUrl.replaceAll("/+$", "") + "/internal/holds");
+    this.ledger = Replicas.parse("ledger-service", "payments.ledger-url", ledgerUrl);
     this.internalToken = internalToken == null ? "" : internalToken;
     this.timeout = timeout;
     this.client =
@@ -61,23 +70,7 @@ public class HttpLedgerHolds implements LedgerHolds {
     body.put("environment", request.environment());
     body.put("amount", request.amount().amount());
     body.put("currency", request.amount().currency());
-    HttpRequest.Builder hold =
-        HttpRequest.newBuilder(holds)
-            .timeout(timeout)
-            .header(InternalHeaders.TOKEN, internalToken)
-            .header("Content-Type", "application/json")
-            .header("Accept", "application/json")
-            .POST(HttpRequest.BodyPublishers.ofByteArray(Json.toBytes(body)));
-    Tracing.outgoingHeaders().forEach(hold::header);
-    HttpResponse<String> response;
-    try {
-      response = client.send(hold.build(), HttpResponse.BodyHandlers.ofString());
-    } catch (IOException e) {
-      throw new Unavailable("ledger-service unreachable at " + holds + ": " + e, e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new Unavailable("interrupted while asking ledger-service for a hold", e);
-    }
+    HttpResponse<String> response = send(HOLDS, Json.toBytes(body));
     int status = response.statusCode();
     if (status == 200 || status == 201) {
       // A replay answers the hold as it stands: one that was given back holds nothing now.
@@ -105,13 +98,12 @@ public class HttpLedgerHolds implements LedgerHolds {
   public List<OpenHold> heldBefore(Instant createdBefore, String startingAfter, int limit) {
     HttpResponse<String> response =
         send(
-            URI.create(
-                holds
-                    + "?status=held&created_before="
-                    + createdBefore.getEpochSecond()
-                    + "&limit="
-                    + limit
-                    + (startingAfter == null ? "" : "&starting_after=" + startingAfter)),
+            HOLDS
+                + "?status=held&created_before="
+                + createdBefore.getEpochSecond()
+                + "&limit="
+                + limit
+                + (startingAfter == null ? "" : "&starting_after=" + startingAfter),
             null);
     if (response.statusCode() != 200) {
       throw new Unavailable(
@@ -132,8 +124,7 @@ public class HttpLedgerHolds implements LedgerHolds {
 
   @Override
   public void release(String payoutId) {
-    HttpResponse<String> response =
-        send(URI.create(holds + "/" + payoutId + "/release"), new byte[0]);
+    HttpResponse<String> response = send(HOLDS + "/" + payoutId + "/release", new byte[0]);
     if (response.statusCode() != 200) {
       throw new Unavailable(
           "ledger-service answered "
@@ -146,8 +137,21 @@ public class HttpLedgerHolds implements LedgerHolds {
     }
   }
 
-  /** GET when {@code body} is null, else POST. */
-  private HttpResponse<String> send(URI uri, byte[] body) {
+  /**
+   * GET {@code path} when {@code body} is null, else POST it, at the ledger's replicas in turn
+   * until one answers (see the class comment: every call here may be repeated).
+   *
+   * @throws Unavailable when no replica answered
+   */
+  private HttpResponse<String> send(String path, byte[] body) {
+    try {
+      return ledger.call(url -> send(URI.create(url + path), body), e -> e instanceof IOException);
+    } catch (IOException e) {
+      throw new Unavailable("ledger-service unreachable at " + ledger.urls() + path + ": " + e, e);
+    }
+  }
+
+  private HttpResponse<String> send(URI uri, byte[] body) throws IOException {
     HttpRequest.Builder request =
         HttpRequest.newBuilder(uri)
             .timeout(timeout)
@@ -160,8 +164,6 @@ public class HttpLedgerHolds implements LedgerHolds {
     }
     try {
       return client.send(request.build(), HttpResponse.BodyHandlers.ofString());
-    } catch (IOException e) {
-      throw new Unavailable("ledger-service unreachable at " + uri + ": " + e, e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new Unavailable("interrupted while asking ledger-service", e);
