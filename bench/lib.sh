@@ -11,6 +11,13 @@
 # bench_NAME_* (dropped before the run and on exit unless BENCH_KEEP_DATABASES=1) and run folder
 # bench/target/run-NAME. DATABASE_POOL_SIZE defaults to 10 per service: four services of a
 # benchmark must fit with everyone else's in the shared server's 100 connections.
+#
+# Replicas (docs/scaling.md): BENCH_REPLICAS=N runs N JVMs of each internal service (bin/run's
+# PAYMENTS_REPLICAS, LEDGER_REPLICAS, WEBHOOK_REPLICAS, each kept when set; replica ports are the
+# service's + 100 per replica). A section measured with replicas says so, and BENCH_DOC names the
+# document its section goes to (default docs/benchmarks.md), so a comparison need not replace the
+# baseline: BENCH_DOC=docs/scaling.md BENCH_REPLICAS=2 bench/run-payment-creation writes the
+# section payment-creation-replicas-2 of docs/scaling.md.
 # shellcheck shell=bash
 
 BENCH_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -97,10 +104,22 @@ bench_start() {
   export PAYMENTS_ADMIN_TOKEN="adm_bench_$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')"
   export INTERNAL_TOKEN="${INTERNAL_TOKEN:-$(od -An -tx1 -N32 /dev/urandom | tr -d ' \n')}"
   export DATABASE_POOL_SIZE="${DATABASE_POOL_SIZE:-10}"
+  local replicas="${BENCH_REPLICAS:-1}"
+  export PAYMENTS_REPLICAS="${PAYMENTS_REPLICAS:-$replicas}" LEDGER_REPLICAS="${LEDGER_REPLICAS:-$replicas}" \
+    WEBHOOK_REPLICAS="${WEBHOOK_REPLICAS:-$replicas}"
   # A shared machine can be slow to start four JVMs; bin/run's default is 90 s.
   export HEALTH_TIMEOUT_SECONDS="${HEALTH_TIMEOUT_SECONDS:-300}"
   export BENCH_GATEWAY="http://127.0.0.1:$GATEWAY_PORT"
   mkdir -p "$RUN_DIR"
+  # The same benchmark run from another checkout has these ports and these databases: while it
+  # runs, leave both alone (dropping its databases "WITH (FORCE)" would break it mid-run).
+  local port
+  for port in "$http_base" "$((http_base + 1))" "$((http_base + 2))" "$((http_base + 3))" \
+    "$kafka_base" "$((kafka_base + 1))"; do
+    if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+      bench_fail "port $port is in use: is $name running from another checkout? Its databases ${DB_PREFIX}_* were left alone"
+    fi
+  done
   if [[ "${BENCH_KEEP_DATABASES:-0}" != 1 ]]; then
     bench_drop_databases
   fi
@@ -191,20 +210,36 @@ bench_note_before() {
   BENCH_OTHERS_BEFORE="$(bench_other_jvms)"
 }
 
+# "payments 2, ledger 2, webhooks 2" when the system runs replicas, else nothing.
+bench_replicas() {
+  if ((${PAYMENTS_REPLICAS:-1} * ${LEDGER_REPLICAS:-1} * ${WEBHOOK_REPLICAS:-1} > 1)); then
+    printf 'payments %s, ledger %s, webhooks %s' "${PAYMENTS_REPLICAS:-1}" "${LEDGER_REPLICAS:-1}" \
+      "${WEBHOOK_REPLICAS:-1}"
+  fi
+}
+
 bench_note() {
   printf -- '- Measured %s; everything (Kafka, PostgreSQL, the four services, the load generator)\n' \
     "$(date -u +'%Y-%m-%d %H:%M UTC')"
   printf -- '  on one machine: %s.\n' "$(bench_machine)"
+  if [[ -n "$(bench_replicas)" ]]; then
+    printf -- '- Replicas of the internal services, each its own JVM: %s (the gateway one).\n' \
+      "$(bench_replicas)"
+  fi
   printf -- '- Load average (1/5/15 min) before: %s; after: %s. Other JVMs running (other\n' \
     "$BENCH_LOAD_BEFORE" "$(bench_load)"
   printf -- "  people's builds and systems on the same machine) before: %s; after: %s.\n" \
     "$BENCH_OTHERS_BEFORE" "$(bench_other_jvms)"
 }
 
-# Replaces the section NAME of docs/benchmarks.md with the contents of FILE (appends it when the
-# section is new), leaving every other section as it is.
+# Replaces the section NAME of docs/benchmarks.md (or BENCH_DOC) with the contents of FILE
+# (appends it when the section is new), leaving every other section as it is. With replicas the
+# section is NAME-replicas-N (N: the payments replicas).
 bench_write_section() {
-  local name="$1" file="$2" doc="$BENCH_ROOT/docs/benchmarks.md"
+  local name="$1" file="$2" doc="$BENCH_ROOT/${BENCH_DOC:-docs/benchmarks.md}"
+  if [[ -n "$(bench_replicas)" ]]; then
+    name="$name-replicas-${PAYMENTS_REPLICAS:-1}"
+  fi
   local open="<!-- bench:$name -->" close="<!-- /bench:$name -->"
   if [[ ! -f "$doc" ]]; then
     printf '# Benchmarks\n\nOne section per command of [bench/](../bench/README.md).\n' >"$doc"
@@ -222,5 +257,5 @@ bench_write_section() {
       printf '%s\n' "$close"
     } >>"$doc"
   fi
-  bench_log "wrote section $name of docs/benchmarks.md"
+  bench_log "wrote section $name of ${doc#"$BENCH_ROOT"/}"
 }

@@ -1,9 +1,11 @@
 package ph.payments.e2e;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static ph.payments.e2e.FaultStream.await;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -30,12 +32,14 @@ import org.junit.jupiter.api.Test;
  * <p>Merchants' clients run the {@link FaultStream} (payment flows with an {@code Idempotency-Key}
  * on every request, each payment read back through the gateway, retried until answered
  * definitively) while, one at a time, a replica is killed with SIGKILL and bin/run starts it again:
- * payments-service's outbox relay leader, a ledger-service replica, webhook-service's relay leader.
- * After each leader's death the other replica must take over the relay's advisory lock (its {@code
- * outbox_relay_leader} reports 1, and PostgreSQL shows one lock holder) and keep it when the killed
- * one is back. Afterwards every payment, posting and delivery happened exactly once ({@link
- * FaultStream#checkEverythingHappenedOnce}), and every read was answered 200 at the first try: the
- * gateway went to the live replica whenever its turn fell on the dead one.
+ * payments-service's outbox relay leader, a ledger-service replica (the first in {@code
+ * LEDGER_SERVICE_URL}, where payout holds go), webhook-service's relay leader. While each is dead,
+ * reads of its service through the gateway answer 200: the gateway's turn falls on the dead replica
+ * and the read goes to the other. After a leader's death the other replica must take over the
+ * relay's advisory lock (its {@code outbox_relay_leader} reports 1, and PostgreSQL shows one lock
+ * holder) before the killed one is back, and keep it after. Afterwards every payment, posting and
+ * delivery happened exactly once ({@link FaultStream#checkEverythingHappenedOnce}), and every read
+ * of the clients was answered 200 at the first try.
  */
 class ReplicaFaultsE2EIT {
 
@@ -48,6 +52,10 @@ class ReplicaFaultsE2EIT {
           "DATABASE_POOL_SIZE", "4");
 
   private static final int CLIENTS = 3;
+
+  /** Consecutive reads: round-robin over two replicas gives the dead one its turn at least once. */
+  private static final int READS_WHILE_DEAD = 4;
+
   private static final Duration TAKE_OVER_DEADLINE = Duration.ofSeconds(60);
   private static final HttpClient HTTP =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
@@ -68,62 +76,85 @@ class ReplicaFaultsE2EIT {
   @Test
   void everyPaymentPostingAndDeliveryHappensOnceWhileReplicasDieOneAtATime() throws Exception {
     try (FaultStream stream = new FaultStream(system)) {
+      Merchant reader = reader();
       stream.start(CLIENTS);
       String paymentsLeader = theOnlyLeader("payments-service", "payments");
       stream.inject(
           "kill -9 " + paymentsLeader + " (relay leader)",
-          () -> killTheLeader(paymentsLeader, "payments-service", "payments"));
+          () -> kill(paymentsLeader, reader, "/v1/payments?limit=1", "payments"));
       stream.inject(
           "kill -9 ledger-service",
-          () ->
-              FaultStream.took(
-                  "restarted and healthy", system.killAndAwaitRestart("ledger-service")));
+          () -> kill("ledger-service", reader, "/v1/balance?currency=PHP", null));
       String webhookLeader = theOnlyLeader("webhook-service", "webhooks");
       stream.inject(
           "kill -9 " + webhookLeader + " (relay leader)",
-          () -> killTheLeader(webhookLeader, "webhook-service", "webhooks"));
+          () -> kill(webhookLeader, reader, "/v1/webhooks/endpoints", "webhooks"));
       stream.finish();
 
       stream.checkEverythingHappenedOnce();
       Map<String, Long> reads = stream.readOutcomes();
       assertEquals(
-          Set.of("200"), reads.keySet(), "reads through the gateway while replicas died: " + reads);
+          Set.of("200"), reads.keySet(), "the clients' reads while replicas died: " + reads);
 
       stream.printFigures();
     }
   }
 
   /**
-   * Kills {@code leader}, waits until the service's other replica leads (before the killed one is
-   * back), then until the killed one is restarted and healthy, and checks the other still leads.
+   * Kills {@code unit} and, while it is dead, reads {@code readPath} through the gateway a few
+   * times: every read is 200, though the gateway's turn falls on the dead replica. For a relay
+   * leader ({@code database} not null) it then waits until the service's other replica leads,
+   * before the killed one is back; then until the killed one is restarted and healthy, and checks
+   * that the lead stayed where it moved.
    */
-  private static String killTheLeader(String leader, String service, String database)
+  private static String kill(String unit, Merchant reader, String readPath, String database)
       throws Exception {
+    String service = unit.replaceAll("-[0-9]+$", "");
     String other =
-        replicasOf(service).stream().filter(unit -> !unit.equals(leader)).findFirst().orElseThrow();
+        replicasOf(service).stream().filter(u -> !u.equals(unit)).findFirst().orElseThrow();
     long killedAt = System.nanoTime();
-    long killed = system.kill(leader);
-    AtomicReference<Duration> movedAfter = new AtomicReference<>();
-    await(
-        TAKE_OVER_DEADLINE,
-        () -> {
-          if (system.healthy(leader)) {
-            throw new AssertionError(leader + " was back before " + other + " took the lead");
-          }
-          if (leads(other) == 1) {
-            movedAfter.set(Duration.ofNanos(System.nanoTime() - killedAt));
-            return true;
-          }
-          return false;
-        },
-        () -> other + " did not take the outbox relay's lead after " + leader + " died");
-    Duration back = system.awaitRestart(leader, killed, killedAt);
-    assertNotEquals(killed, system.pid(leader));
-    assertEquals(other, theOnlyLeader(service, database), "the lead stays where it moved");
-    assertEquals(0, leads(leader), leader + " is back as a follower");
-    return FaultStream.took("lead moved to " + other + " after", movedAfter.get())
-        + "; "
-        + FaultStream.took("restarted and healthy", back);
+    long killed = system.kill(unit);
+    for (int i = 0; i < READS_WHILE_DEAD; i++) {
+      Merchant.Reply read = reader.get(readPath);
+      assertEquals(200, read.status(), "GET " + readPath + " while " + unit + " is dead: " + read);
+    }
+    assertFalse(system.healthy(unit), unit + " was back before the reads were done");
+    String what = READS_WHILE_DEAD + " reads through the gateway while it was dead, all 200";
+    if (database != null) {
+      AtomicReference<Duration> movedAfter = new AtomicReference<>();
+      await(
+          TAKE_OVER_DEADLINE,
+          () -> {
+            if (system.healthy(unit)) {
+              throw new AssertionError(unit + " was back before " + other + " took the lead");
+            }
+            if (leads(other) == 1) {
+              movedAfter.set(Duration.ofNanos(System.nanoTime() - killedAt));
+              return true;
+            }
+            return false;
+          },
+          () -> other + " did not take the outbox relay's lead after " + unit + " died");
+      what += "; " + FaultStream.took("lead moved to " + other + " after", movedAfter.get());
+    }
+    Duration back = system.awaitRestart(unit, killed, killedAt);
+    assertNotEquals(killed, system.pid(unit));
+    if (database != null) {
+      assertEquals(other, theOnlyLeader(service, database), "the lead stays where it moved");
+      assertEquals(0, leads(unit), unit + " is back as a follower");
+    }
+    return what + "; " + FaultStream.took("restarted and healthy", back);
+  }
+
+  /** A merchant of its own that only reads. */
+  private static Merchant reader() {
+    JsonNode signedUp =
+        new Merchant(system.gatewayUrl(), system.adminToken)
+            .post(
+                "/admin/v1/merchants",
+                Merchant.json("name", "Replica Reader", "email", "reader@example.ph"))
+            .created();
+    return new Merchant(system.gatewayUrl(), signedUp.at("/api_keys/0/secret").asText());
   }
 
   /**

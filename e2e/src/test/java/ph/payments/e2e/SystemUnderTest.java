@@ -108,6 +108,11 @@ final class SystemUnderTest implements AutoCloseable {
     Path repo = Path.of("").toAbsolutePath().getParent();
     Path runDir = repo.resolve("e2e/target/run-" + name);
     Files.createDirectories(runDir);
+    // A fresh broker, as the databases are fresh: bin/run keeps Kafka's data in the run folder, and
+    // a broker started on the last run's data reloads its consumer groups, the gateway's static
+    // members included, with a new session each; the new gateway's reply recorder then waits for
+    // them to time out (45 s in FaultInjectionE2EIT) before it gets its partitions.
+    deleteRecursively(runDir.resolve("kafka"));
     String suffix = HexFormat.of().formatHex(random(4));
     String dbPrefix = "e2e_" + name + "_" + suffix;
     String adminToken = "adm_" + HexFormat.of().formatHex(random(16));
@@ -434,6 +439,16 @@ final class SystemUnderTest implements AutoCloseable {
       return true;
     } catch (IOException e) {
       return false;
+    }
+  }
+
+  private static void deleteRecursively(Path folder) throws IOException {
+    if (Files.exists(folder)) {
+      try (var paths = Files.walk(folder)) {
+        for (Path path : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+          Files.delete(path);
+        }
+      }
     }
   }
 
