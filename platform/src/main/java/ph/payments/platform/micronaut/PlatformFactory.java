@@ -137,9 +137,13 @@ public class PlatformFactory {
       @Value("${outbox.mode:table}") String mode,
       @Value("${datasources.default.url}") String url,
       @Nullable @Value("${datasources.default.username:}") String username,
-      @Nullable @Value("${datasources.default.password:}") String password)
+      @Nullable @Value("${datasources.default.password:}") String password,
+      @Value("${outbox.relay.enabled:true}") boolean relayEnabled)
       throws java.sql.SQLException {
-    if (logical(mode)) {
+    if (logical(mode) && !relayEnabled) {
+      // A slot nobody reads would keep the server's WAL for ever (the ledger runs no relay).
+      log.warn("Outbox: table, although OUTBOX_MODE=logical: this service runs no outbox relay");
+    } else if (logical(mode)) {
       LogicalOutboxRelay.prepare(dedicated(url, username, password, settings.name()));
       log.info("Outbox: logical (pg_logical_emit_message, read from a replication slot)");
       return OutboxWriter.logical(clock);
