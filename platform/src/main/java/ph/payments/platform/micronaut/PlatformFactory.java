@@ -135,16 +135,14 @@ public class PlatformFactory {
       OutboxRelay.Settings settings,
       OutboxActivity activity,
       @Value("${outbox.mode:table}") String mode,
-      @Value("${datasources.default.url}") String url,
-      @Nullable @Value("${datasources.default.username:}") String username,
-      @Nullable @Value("${datasources.default.password:}") String password,
-      @Value("${outbox.relay.enabled:true}") boolean relayEnabled)
+      @Value("${outbox.relay.enabled:true}") boolean relayEnabled,
+      RelayConnections connections)
       throws java.sql.SQLException {
     if (logical(mode) && !relayEnabled) {
       // A slot nobody reads would keep the server's WAL for ever (the ledger runs no relay).
       log.warn("Outbox: table, although OUTBOX_MODE=logical: this service runs no outbox relay");
     } else if (logical(mode)) {
-      LogicalOutboxRelay.prepare(dedicated(url, username, password, settings.name()));
+      LogicalOutboxRelay.prepare(connections.dedicated());
       log.info("Outbox: logical (pg_logical_emit_message, read from a replication slot)");
       return OutboxWriter.logical(clock);
     }
@@ -182,9 +180,41 @@ public class PlatformFactory {
   }
 
   /**
-   * The relay starts with the application. It takes the pooled {@code DataSource} only to make sure
-   * Flyway has migrated before it reads the outbox; its own connection is a dedicated one.
+   * How the relays reach PostgreSQL and Kafka: physical connections of their own (not from the
+   * pool: a session's advisory lock must not travel back into a pool with its connection) and their
+   * producers.
    */
+  record RelayConnections(
+      PGSimpleDataSource dedicated, String bootstrapServers, KafkaSecurity security) {
+
+    java.util.function.Supplier<org.apache.kafka.clients.producer.Producer<String, byte[]>>
+        producers(String clientId) {
+      return () ->
+          new KafkaProducer<>(KafkaSettings.producer(bootstrapServers, clientId, security));
+    }
+  }
+
+  @Singleton
+  RelayConnections relayConnections(
+      OutboxRelay.Settings settings,
+      @Value("${datasources.default.url}") String url,
+      @Nullable @Value("${datasources.default.username:}") String username,
+      @Nullable @Value("${datasources.default.password:}") String password,
+      @Value("${kafka.bootstrap.servers}") String bootstrapServers,
+      KafkaSecurity security) {
+    PGSimpleDataSource dedicated = new PGSimpleDataSource();
+    dedicated.setURL(url);
+    if (username != null && !username.isEmpty()) {
+      dedicated.setUser(username);
+    }
+    if (password != null && !password.isEmpty()) {
+      dedicated.setPassword(password);
+    }
+    dedicated.setTcpKeepAlive(true);
+    dedicated.setApplicationName(settings.name() + "-outbox-relay");
+    return new RelayConnections(dedicated, bootstrapServers, security);
+  }
+
   /**
    * The relay of the logical outbox ({@code outbox.mode=logical}); the table relay keeps running
    * beside it and publishes rows written before the switch (or by a replica still writing rows).
@@ -197,44 +227,22 @@ public class PlatformFactory {
       OutboxWriter writer,
       OutboxRelay.Settings settings,
       Clock clock,
-      @Value("${datasources.default.url}") String url,
-      @Nullable @Value("${datasources.default.username:}") String username,
-      @Nullable @Value("${datasources.default.password:}") String password,
-      @Value("${kafka.bootstrap.servers}") String bootstrapServers,
-      KafkaSecurity security) {
+      RelayConnections connections) {
     // The writer is asked for first: it made sure the slot exists.
-    PGSimpleDataSource dedicated = dedicated(url, username, password, settings.name());
     return new LogicalOutboxRelay(
-            dedicated,
-            LogicalOutboxRelay.replicationDataSource(dedicated),
-            producers(bootstrapServers, settings.name() + "-outbox-logical", security),
+            connections.dedicated(),
+            LogicalOutboxRelay.replicationDataSource(connections.dedicated()),
+            connections.producers(settings.name() + "-outbox-logical"),
             settings,
             clock,
             LogicalOutboxRelay.Probe.NONE)
         .start();
   }
 
-  private static java.util.function.Supplier<
-          org.apache.kafka.clients.producer.Producer<String, byte[]>>
-      producers(String bootstrapServers, String clientId, KafkaSecurity security) {
-    return () -> new KafkaProducer<>(KafkaSettings.producer(bootstrapServers, clientId, security));
-  }
-
-  private static PGSimpleDataSource dedicated(
-      String url, String username, String password, String name) {
-    PGSimpleDataSource dedicated = new PGSimpleDataSource();
-    dedicated.setURL(url);
-    if (username != null && !username.isEmpty()) {
-      dedicated.setUser(username);
-    }
-    if (password != null && !password.isEmpty()) {
-      dedicated.setPassword(password);
-    }
-    dedicated.setTcpKeepAlive(true);
-    dedicated.setApplicationName(name + "-outbox-relay");
-    return dedicated;
-  }
-
+  /**
+   * The relay starts with the application. It takes the pooled {@code DataSource} only to make sure
+   * Flyway has migrated before it reads the outbox; its own connection is a dedicated one.
+   */
   @Context
   @Bean(preDestroy = "close")
   @Requires(property = "outbox.relay.enabled", notEquals = "false")
@@ -243,15 +251,10 @@ public class PlatformFactory {
       OutboxRelay.Settings settings,
       OutboxActivity activity,
       Clock clock,
-      @Value("${datasources.default.url}") String url,
-      @Nullable @Value("${datasources.default.username:}") String username,
-      @Nullable @Value("${datasources.default.password:}") String password,
-      @Value("${kafka.bootstrap.servers}") String bootstrapServers,
-      KafkaSecurity security) {
-    PGSimpleDataSource dedicated = dedicated(url, username, password, settings.name());
+      RelayConnections connections) {
     return new OutboxRelay(
-            dedicated,
-            producers(bootstrapServers, settings.name() + "-outbox", security),
+            connections.dedicated(),
+            connections.producers(settings.name() + "-outbox"),
             settings,
             clock,
             OutboxRelay.Probe.NONE,

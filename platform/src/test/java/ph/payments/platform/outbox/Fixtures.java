@@ -81,5 +81,46 @@ public final class Fixtures {
     return records;
   }
 
+  /**
+   * Writes 1,000 messages numbered 0–999 to {@code topic} with {@code writer}, ten per transaction,
+   * interleaving ten keys ({@code pay_0} … {@code pay_9}).
+   */
+  public static void writeThousandInterleaved(
+      ph.payments.platform.tx.Transactions transactions, OutboxWriter writer, String topic) {
+    for (int i = 0; i < 1000; i += 10) {
+      int first = i;
+      transactions.inTransaction(
+          connection -> {
+            for (int n = first; n < first + 10; n++) {
+              writer.append(
+                  connection,
+                  OutboxMessage.of(
+                      topic,
+                      "pay_" + (n % 10),
+                      "test.order",
+                      Integer.toString(n).getBytes(StandardCharsets.UTF_8)));
+            }
+            return null;
+          });
+    }
+  }
+
+  /** Reads what {@link #writeThousandInterleaved} wrote and checks each key's numbers rise. */
+  public static void assertThousandInOrderPerKey(String topic) {
+    List<ConsumerRecord<String, byte[]>> records =
+        readUntil(topic, Duration.ofSeconds(30), r -> r.size() >= 1000);
+    org.junit.jupiter.api.Assertions.assertEquals(1000, records.size());
+    Map<String, Integer> lastPerKey = new java.util.HashMap<>();
+    for (ConsumerRecord<String, byte[]> record : records) {
+      int n = Integer.parseInt(new String(record.value(), StandardCharsets.UTF_8));
+      Integer previous = lastPerKey.put(record.key(), n);
+      if (previous != null) {
+        org.junit.jupiter.api.Assertions.assertTrue(
+            previous < n, record.key() + ": " + previous + " before " + n);
+      }
+    }
+    org.junit.jupiter.api.Assertions.assertEquals(10, lastPerKey.size());
+  }
+
   private Fixtures() {}
 }

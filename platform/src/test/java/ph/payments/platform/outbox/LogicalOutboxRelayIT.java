@@ -4,7 +4,6 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -13,7 +12,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -170,31 +168,8 @@ class LogicalOutboxRelayIT {
   void perKeyOrderHoldsAcrossAThousandMessagesWrittenWhileTheRelayRuns() throws Exception {
     String topic = Fixtures.uniqueTopic("logical-order");
     try (LogicalOutboxRelay relay = relay("order", LogicalOutboxRelay.Probe.NONE).start()) {
-      for (int i = 0; i < 1000; i += 10) {
-        int first = i;
-        transactions.inTransaction(
-            connection -> {
-              for (int n = first; n < first + 10; n++) {
-                writer.append(
-                    connection,
-                    OutboxMessage.of(
-                        topic, "pay_" + (n % 10), "test.order", bytes(Integer.toString(n))));
-              }
-              return null;
-            });
-      }
-      List<ConsumerRecord<String, byte[]>> records =
-          Fixtures.readUntil(topic, Duration.ofSeconds(30), r -> r.size() >= 1000);
-      assertEquals(1000, records.size());
-      Map<String, Integer> lastPerKey = new HashMap<>();
-      for (ConsumerRecord<String, byte[]> record : records) {
-        int n = Integer.parseInt(new String(record.value(), StandardCharsets.UTF_8));
-        Integer previous = lastPerKey.put(record.key(), n);
-        if (previous != null) {
-          assertTrue(previous < n, record.key() + ": " + previous + " before " + n);
-        }
-      }
-      assertEquals(10, lastPerKey.size());
+      Fixtures.writeThousandInterleaved(transactions, writer, topic);
+      Fixtures.assertThousandInOrderPerKey(topic);
     }
   }
 

@@ -14,7 +14,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -265,31 +264,8 @@ class OutboxRelayIT {
     try (OutboxRelay relay =
         Fixtures.relay(database.dataSource(), settings, OutboxRelay.Probe.NONE).start()) {
       // Written while the relay runs, in small transactions, interleaving ten keys.
-      for (int i = 0; i < 1000; i += 10) {
-        int first = i;
-        transactions.inTransaction(
-            connection -> {
-              for (int n = first; n < first + 10; n++) {
-                String key = "pay_" + (n % 10);
-                writer.append(
-                    connection,
-                    OutboxMessage.of(topic, key, "test.order", bytes(Integer.toString(n))));
-              }
-              return null;
-            });
-      }
-      List<ConsumerRecord<String, byte[]>> records =
-          Fixtures.readUntil(topic, Duration.ofSeconds(30), r -> r.size() >= 1000);
-      assertEquals(1000, records.size());
-      Map<String, Integer> lastPerKey = new HashMap<>();
-      for (ConsumerRecord<String, byte[]> record : records) {
-        int n = Integer.parseInt(new String(record.value(), StandardCharsets.UTF_8));
-        Integer previous = lastPerKey.put(record.key(), n);
-        if (previous != null) {
-          assertTrue(previous < n, record.key() + ": " + previous + " before " + n);
-        }
-      }
-      assertEquals(10, lastPerKey.size());
+      Fixtures.writeThousandInterleaved(transactions, writer, topic);
+      Fixtures.assertThousandInOrderPerKey(topic);
     }
   }
 
