@@ -47,8 +47,16 @@ public final class PaymentCreationBench {
     table.append(
         "| connections | requests | errors | throughput (req/s) | p50 ms | p90 ms | p99 ms |\n");
     table.append("|---|---|---|---|---|---|---|\n");
-    // Warm the JIT and the consumers first; that run is not reported.
-    run(http, gateway, keys, Math.min(maxLevel, 16), Math.min(requests, 2000));
+    // Warm the JIT and the consumers first; that run is not reported. BENCH_WARMUP sets its size
+    // (0: none, when the caller warmed the system itself).
+    String warmup = System.getenv("BENCH_WARMUP");
+    int warmupRequests =
+        warmup == null || warmup.isBlank()
+            ? Math.min(requests, 2000)
+            : Integer.parseInt(warmup.strip());
+    if (warmupRequests > 0) {
+      run(http, gateway, keys, Math.min(maxLevel, 16), warmupRequests);
+    }
     for (int level : levels) {
       Result result = run(http, gateway, keys, level, requests);
       table.append(

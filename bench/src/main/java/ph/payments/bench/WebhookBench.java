@@ -40,6 +40,12 @@ import ph.payments.platform.json.Json;
  */
 public final class WebhookBench {
 
+  /** BENCH_WARMUP_SECONDS (5): the warm-up; the JIT compiles for minutes on a small machine. */
+  private static int warmupSeconds() {
+    String seconds = System.getenv("BENCH_WARMUP_SECONDS");
+    return seconds == null || seconds.isBlank() ? 5 : Integer.parseInt(seconds.strip());
+  }
+
   public static void main(String[] args) throws Exception {
     Api api = new Api(args[0], args[1]);
     String paymentsJdbc = args[2];
@@ -67,8 +73,8 @@ public final class WebhookBench {
       ObjectNode template = api.createPayment(keys.next());
       EventLogWriter writer = new EventLogWriter(paymentsJdbc, merchant, template);
 
-      // Warm the relay, the consumers and the delivery path; not reported.
-      direct(writer, receiver, Math.min(rate, 200), 5);
+      // Warm the relay, the consumers, the delivery path and the JIT; not reported.
+      direct(writer, receiver, Math.min(rate, 200), warmupSeconds());
 
       table.header(
           "how events are made",
