@@ -4,6 +4,7 @@ import io.micronaut.configuration.kafka.config.AbstractKafkaConsumerConfiguratio
 import io.micronaut.context.annotation.Context;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
+import jakarta.inject.Inject;
 import jakarta.inject.Named;
 import java.time.Duration;
 import java.util.HashMap;
@@ -72,6 +73,7 @@ class ReplyWaker {
   private volatile Set<TopicPartition> assignment = Set.of();
   private boolean topicKnown;
 
+  @Inject
   ReplyWaker(
       @Named("default") AbstractKafkaConsumerConfiguration<?, ?> defaults,
       KafkaSecurity security,
