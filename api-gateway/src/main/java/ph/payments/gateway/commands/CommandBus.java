@@ -32,9 +32,10 @@ import ph.payments.platform.tx.Transactions;
  * The gateway side of the command path, and the only place commands are written. {@link #accept}
  * writes the command row and its outbox row in one transaction (together with whatever an {@link
  * Admission} writes first, such as an idempotency record); a {@link Waiter} then waits for the
- * owner's reply. Replies reach the waiting request through {@link #complete}, called by the reply
- * listeners of this instance; a reply that arrives after the deadline is still recorded in the
- * command log, where a retry finds it.
+ * owner's reply. Replies reach the waiting request through {@link #complete}, called by this
+ * instance's reply recorder for the partitions it owns and by its {@link ReplyWaker} for the
+ * others; a reply that arrives after the deadline is still recorded in the command log, where a
+ * retry finds it.
  */
 @Singleton
 public class CommandBus {
@@ -224,6 +225,14 @@ public class CommandBus {
               clock.instant());
           return Optional.of(reply);
         });
+  }
+
+  /**
+   * Whether a request on this instance waits for the reply to {@code commandId}: lets a reader of
+   * other instances' replies skip one without parsing it.
+   */
+  public boolean isWaiting(String commandId) {
+    return waiting.containsKey(commandId);
   }
 
   /** Hands a reply to the requests waiting for it on this instance, if any. */

@@ -1,16 +1,23 @@
 package ph.payments.gateway.commands;
 
+import io.micronaut.configuration.kafka.ConsumerAware;
 import io.micronaut.configuration.kafka.annotation.KafkaListener;
 import io.micronaut.configuration.kafka.annotation.OffsetReset;
 import io.micronaut.configuration.kafka.annotation.OffsetStrategy;
 import io.micronaut.configuration.kafka.annotation.Topic;
 import jakarta.inject.Singleton;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.TopicPartition;
 import ph.payments.contracts.Envelope;
 import ph.payments.contracts.Topics;
 import ph.payments.contracts.commands.CommandReply;
@@ -23,11 +30,12 @@ import ph.payments.platform.kafka.Parkers;
 import ph.payments.platform.tx.Transactions;
 
 /**
- * Two readers of the reply topic. The durable one (one consumer group for all gateway instances)
- * records every reply in the command log exactly once, and in the same transaction runs the {@link
- * ReplyHook}s (which complete idempotency records). The fast one (a group of its own per instance,
- * starting at the end of the topic) wakes whichever request on this instance waits for the reply,
- * so replies find their request with several gateway replicas running.
+ * The durable reader of the reply topic (one consumer group for all gateway instances): it records
+ * every reply in the command log exactly once, in the same transaction runs the {@link ReplyHook}s
+ * (which complete idempotency records), and after the commit wakes whichever request on this
+ * instance waits for the reply. It publishes the partitions it owns to {@link ReplyPartitions}, so
+ * the {@link ReplyWaker} reads only the others: replies recorded by another instance that may have
+ * a request waiting here.
  */
 final class ReplyListeners {
 
@@ -40,12 +48,21 @@ final class ReplyListeners {
       offsetReset = OffsetReset.EARLIEST,
       offsetStrategy = OffsetStrategy.DISABLED,
       batch = true)
-  static class Recorder {
+  static class Recorder implements ConsumerRebalanceListener, ConsumerAware<String, byte[]> {
     private final BatchApplier applier;
     private final IdempotentConsumer inbox;
     private final CommandBus bus;
     private final Clock clock;
     private final List<ReplyHook> hooks;
+    private final ReplyPartitions partitions;
+
+    /**
+     * Per partition, the offset after the last batch: where a lost partition stopped (its consumer
+     * can no longer be asked). Used on the poll thread only, like the rebalance callbacks.
+     */
+    private final Map<TopicPartition, Long> processed = new HashMap<>();
+
+    private volatile Consumer<String, byte[]> consumer;
 
     Recorder(
         Transactions transactions,
@@ -54,22 +71,29 @@ final class ReplyListeners {
         Clock clock,
         List<ReplyHook> hooks,
         BatchApplier.Settings settings,
-        ParkedMessages parked) {
+        ParkedMessages parked,
+        ReplyPartitions partitions) {
       // A reply that keeps failing to record is parked (no reply to a reply): its command keeps
-      // no reply in the log and its idempotency record stays in progress until it expires; the
-      // waiting request is still woken by the Waker below. The operator sees it in the list.
+      // no reply in the log and its idempotency record stays in progress until it expires. The
+      // waiting request still gets the reply, from the parker below (the waker does not read
+      // this recorder's partitions). The operator sees it in the list.
+      BatchApplier.Parker intoInbox = Parkers.inbox(inbox, RECORDER_GROUP);
       this.applier =
           new BatchApplier(
               "command replies",
               transactions,
               settings,
               parked,
-              Parkers.inbox(inbox, RECORDER_GROUP),
+              (connection, record, reason) -> {
+                wake(record);
+                return intoInbox.park(connection, record, reason);
+              },
               clock);
       this.inbox = inbox;
       this.bus = bus;
       this.clock = clock;
       this.hooks = List.copyOf(hooks);
+      this.partitions = partitions;
     }
 
     @Topic(Topics.COMMAND_REPLIES)
@@ -99,25 +123,65 @@ final class ReplyListeners {
           });
       // After the commit (a retried batch may list a reply twice; completing is idempotent).
       recorded.forEach(bus::complete);
-    }
-  }
-
-  @Singleton
-  @KafkaListener(
-      groupId = "api-gateway.waiters",
-      uniqueGroupId = true,
-      offsetReset = OffsetReset.LATEST,
-      offsetStrategy = OffsetStrategy.DISABLED)
-  static class Waker {
-    private final CommandBus bus;
-
-    Waker(CommandBus bus) {
-      this.bus = bus;
+      // The consumer's position, not the last record's: the applier rewinds a failing partition.
+      // Only the batch's partitions surely have one without asking the broker.
+      TopicPartition last = null;
+      for (ConsumerRecord<String, byte[]> record : records) {
+        if (last == null || last.partition() != record.partition()) {
+          last = new TopicPartition(record.topic(), record.partition());
+          processed.put(last, consumer.position(last));
+        }
+      }
     }
 
-    @Topic(Topics.COMMAND_REPLIES)
-    void receive(ConsumerRecord<String, byte[]> record) {
-      bus.complete(Json.fromBytes(record.value(), CommandReply.class));
+    /** A reply given up on still answers a request of this instance waiting for it. */
+    private void wake(ConsumerRecord<String, byte[]> record) {
+      try {
+        bus.complete(Json.fromBytes(record.value(), CommandReply.class));
+      } catch (RuntimeException unreadable) {
+        // Nothing to wake: without a command id no request can be found.
+      }
+    }
+
+    @Override
+    public void setKafkaConsumer(Consumer<String, byte[]> consumer) {
+      this.consumer = consumer;
+    }
+
+    @Override
+    public void onPartitionsAssigned(Collection<TopicPartition> assigned) {
+      partitions.assigned(assigned);
+    }
+
+    /** Called before the partitions go, on the poll thread: the consumer knows its positions. */
+    @Override
+    public void onPartitionsRevoked(Collection<TopicPartition> revoked) {
+      Map<TopicPartition, Long> positions = new HashMap<>();
+      for (TopicPartition partition : revoked) {
+        Long position = processed.remove(partition);
+        try {
+          position = consumer.position(partition, Duration.ZERO);
+        } catch (RuntimeException unknown) {
+          // Assigned but never fetched from: the last batch's position (if any) is all we know.
+        }
+        if (position != null) {
+          positions.put(partition, position);
+        }
+      }
+      partitions.stopped(revoked, positions);
+    }
+
+    /** The partitions already belong to another member: only what this one processed is known. */
+    @Override
+    public void onPartitionsLost(Collection<TopicPartition> lost) {
+      Map<TopicPartition, Long> positions = new HashMap<>();
+      for (TopicPartition partition : lost) {
+        Long position = processed.remove(partition);
+        if (position != null) {
+          positions.put(partition, position);
+        }
+      }
+      partitions.stopped(lost, positions);
     }
   }
 

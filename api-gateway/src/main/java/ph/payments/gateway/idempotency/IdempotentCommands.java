@@ -197,8 +197,9 @@ public class IdempotentCommands {
    * Waits for the reply to the command that holds the key, no longer than the lock lasts nor than
    * this request would wait for its own reply, and answers it as a replay; 409 when none came. The
    * holder may be gone (its gateway died): the reply then reaches this request through this
-   * instance's reply waker or, when it was published before this instance listened, the command log
-   * once the durable recorder wrote it.
+   * instance's reply consumers (its recorder or its waker, whichever reads the reply's partition)
+   * or, when it was published before this instance listened, the command log once the durable
+   * recorder wrote it.
    */
   private Response awaitHolder(Claim.Busy busy) {
     Duration wait =
