@@ -97,14 +97,7 @@ class BatchApplierIT {
               "it",
               messageId,
               tx -> {
-                try (PreparedStatement insert =
-                    tx.prepareStatement(
-                        "INSERT INTO applied (topic, partition_no, message_id) VALUES (?, ?, ?)")) {
-                  insert.setString(1, record.topic());
-                  insert.setInt(2, record.partition());
-                  insert.setString(3, messageId);
-                  insert.executeUpdate();
-                }
+                insertApplied(tx, record, messageId);
                 if (messageId.equals("m-0-7") && poisonAttempts.incrementAndGet() <= 2) {
                   throw new IllegalStateException("a handler failure after its insert");
                 }
@@ -356,14 +349,7 @@ class BatchApplierIT {
           consumerName,
           envelope.messageId(),
           tx -> {
-            try (PreparedStatement insert =
-                tx.prepareStatement(
-                    "INSERT INTO applied (topic, partition_no, message_id) VALUES (?, ?, ?)")) {
-              insert.setString(1, record.topic());
-              insert.setInt(2, record.partition());
-              insert.setString(3, envelope.messageId());
-              insert.executeUpdate();
-            }
+            insertApplied(tx, record, envelope.messageId());
             if (envelope.messageId().equals(poison)) {
               poisonAttempts.incrementAndGet();
               throw new IllegalStateException("this handler always fails");
@@ -391,14 +377,7 @@ class BatchApplierIT {
     BatchApplier.RecordWork work =
         (connection, record) -> {
           String id = new String(record.value(), StandardCharsets.UTF_8);
-          try (PreparedStatement insert =
-              connection.prepareStatement(
-                  "INSERT INTO applied (topic, partition_no, message_id) VALUES (?, ?, ?)")) {
-            insert.setString(1, record.topic());
-            insert.setInt(2, record.partition());
-            insert.setString(3, id);
-            insert.executeUpdate();
-          }
+          insertApplied(connection, record, id);
           if (id.equals("b") && poisonAttempts.incrementAndGet() <= 2) {
             throw new IllegalStateException("fails in the batch and once on its own");
           }
@@ -503,6 +482,19 @@ class BatchApplierIT {
             end ->
                 committed.get(end.getKey()) != null
                     && committed.get(end.getKey()).offset() == end.getValue());
+  }
+
+  private static void insertApplied(
+      Connection connection, ConsumerRecord<String, byte[]> record, String messageId)
+      throws java.sql.SQLException {
+    try (PreparedStatement insert =
+        connection.prepareStatement(
+            "INSERT INTO applied (topic, partition_no, message_id) VALUES (?, ?, ?)")) {
+      insert.setString(1, record.topic());
+      insert.setInt(2, record.partition());
+      insert.setString(3, messageId);
+      insert.executeUpdate();
+    }
   }
 
   private static List<String[]> applied(String topic) throws Exception {

@@ -30,7 +30,9 @@ import ph.payments.webhooks.WebhookSettings;
  * the end of the lease and a random {@code lease_token} marks the claim. The attempt runs outside
  * any transaction; its result is recorded only under the same token. An instance that dies
  * mid-attempt loses nothing: when the lease ends the delivery is due again and another claim runs
- * it (the receiver may then see the same {@code X-Service-Delivery} twice; it is at-least-once).
+ * it (the receiver may then see the same {@code X-Service-Delivery} twice; it is at-least-once). A
+ * delivery handed off by the event consumer is created already leased the same way ({@link
+ * #insertForEndpoint}), so it needs no claim and comes back just as well.
  */
 @Singleton
 public class JdbcDeliveries {

@@ -130,36 +130,37 @@ public class FanOut {
     List<JdbcDeliveries.Claim> handedOff = new ArrayList<>();
     int waiting = 0;
     for (String endpointId : receiving) {
-      boolean reserved = slots.reserve(endpointId);
-      Optional<Long> id =
-          deliveries.insertForEndpoint(
-              connection,
-              merchantId,
-              environment,
+      waiting +=
+          create(
+              slots,
               endpointId,
-              eventId,
-              type,
-              now,
-              reserved ? leaseToken : null);
-      waiting += handOff(slots, reserved, id, endpointId, leaseToken, handedOff);
+              leaseToken,
+              handedOff,
+              lease ->
+                  deliveries.insertForEndpoint(
+                      connection, merchantId, environment, endpointId, eventId, type, now, lease));
     }
     if (override != null) {
       // Signed with the account-level secret; create it if the merchant has none yet.
       accountSecrets.ensure(connection, merchantId, environment);
       String target = target(override);
-      boolean reserved = slots.reserve(target);
-      Optional<Long> id =
-          deliveries.insertForOverride(
-              connection,
-              merchantId,
-              environment,
-              override,
+      waiting +=
+          create(
+              slots,
               target,
-              eventId,
-              type,
-              now,
-              reserved ? leaseToken : null);
-      waiting += handOff(slots, reserved, id, target, leaseToken, handedOff);
+              leaseToken,
+              handedOff,
+              lease ->
+                  deliveries.insertForOverride(
+                      connection,
+                      merchantId,
+                      environment,
+                      override,
+                      target,
+                      eventId,
+                      type,
+                      now,
+                      lease));
     }
     if (!handedOff.isEmpty()) {
       // A delivery that cannot be prepared (a secret that does not decrypt) stays leased and comes
@@ -172,19 +173,27 @@ public class FanOut {
     return new Created(receiving.size() + (override == null ? 0 : 1), waiting);
   }
 
+  /** Inserts one delivery, leased with the token given or (null) due now for a claim. */
+  @FunctionalInterface
+  private interface Insert {
+    Optional<Long> insert(Long leaseToken) throws SQLException;
+  }
+
   /**
-   * Notes a delivery just inserted (or not, when it existed already) on a slot reserved for it or
-   * not.
+   * Creates a delivery to {@code target}: handed off (leased, and noted in {@code handedOff}) when
+   * a slot is free for it, else due now for a claim. None when it existed already.
    *
-   * @return 1 when it waits for a claim
+   * @return 1 when a delivery was created that waits for a claim
    */
-  private static int handOff(
+  private static int create(
       Reservations slots,
-      boolean reserved,
-      Optional<Long> id,
       String target,
       long leaseToken,
-      List<JdbcDeliveries.Claim> handedOff) {
+      List<JdbcDeliveries.Claim> handedOff,
+      Insert insert)
+      throws SQLException {
+    boolean reserved = slots.reserve(target);
+    Optional<Long> id = insert.insert(reserved ? leaseToken : null);
     if (!reserved) {
       return id.isPresent() ? 1 : 0;
     }
