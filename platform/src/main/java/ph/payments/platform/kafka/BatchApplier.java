@@ -50,6 +50,19 @@ public final class BatchApplier {
   }
 
   /**
+   * Told, right after a transaction of {@link #apply} committed, the records whose work it held:
+   * the whole poll, or one record when they are applied one by one. A record whose transaction
+   * rolled back is not told (its work is applied again, or the record waits for the next poll), nor
+   * is a parked one (its work never committed). Lets a consumer act on what its work did only once
+   * that is durable, e.g. start what the transaction scheduled.
+   */
+  @FunctionalInterface
+  public interface Committed {
+    /** Must not throw; what it throws is logged and otherwise ignored (the work is committed). */
+    void committed(List<ConsumerRecord<String, byte[]>> records);
+  }
+
+  /**
    * What a consumer does, in the parking transaction, for a record it gives up on: record it in its
    * inbox and send the answer it owes, if any.
    */
@@ -130,6 +143,18 @@ public final class BatchApplier {
    */
   public int apply(
       List<ConsumerRecord<String, byte[]>> records, Consumer<?, ?> consumer, RecordWork work) {
+    return apply(records, consumer, work, committed -> {});
+  }
+
+  /**
+   * Like {@link #apply(List, Consumer, RecordWork)}, and tells {@code committed} after each
+   * transaction that committed which records it applied.
+   */
+  public int apply(
+      List<ConsumerRecord<String, byte[]>> records,
+      Consumer<?, ?> consumer,
+      RecordWork work,
+      Committed committed) {
     if (records.isEmpty()) {
       return 0;
     }
@@ -147,8 +172,9 @@ public final class BatchApplier {
           name,
           records.size(),
           batchFailed.toString());
-      return applyOneByOne(records, consumer, work);
+      return applyOneByOne(records, consumer, work, committed);
     }
+    tell(committed, records);
     Map<TopicPartition, OffsetAndMetadata> offsets = nextOffsets(records);
     if (!failing.isEmpty()) {
       failing.keySet().removeAll(offsets.keySet());
@@ -170,8 +196,19 @@ public final class BatchApplier {
         });
   }
 
+  private void tell(Committed committed, List<ConsumerRecord<String, byte[]>> records) {
+    try {
+      committed.committed(records);
+    } catch (RuntimeException e) {
+      log.error("{}: after a commit: {}", name, e.toString(), e);
+    }
+  }
+
   private int applyOneByOne(
-      List<ConsumerRecord<String, byte[]>> records, Consumer<?, ?> consumer, RecordWork work) {
+      List<ConsumerRecord<String, byte[]>> records,
+      Consumer<?, ?> consumer,
+      RecordWork work,
+      Committed committed) {
     Map<TopicPartition, ConsumerRecord<String, byte[]>> stuck = new LinkedHashMap<>();
     Map<TopicPartition, OffsetAndMetadata> applied = new HashMap<>();
     int count = 0;
@@ -186,9 +223,6 @@ public final class BatchApplier {
               applyTraced(work, connection, record);
               return null;
             });
-        applied.put(partition, new OffsetAndMetadata(record.offset() + 1));
-        failing.remove(partition);
-        count++;
       } catch (RuntimeException failed) {
         if (countAndMaybePark(partition, record, failed)) {
           applied.put(partition, new OffsetAndMetadata(record.offset() + 1));
@@ -204,7 +238,12 @@ public final class BatchApplier {
             retryDelay,
             failed.toString());
         stuck.put(partition, record);
+        continue;
       }
+      tell(committed, List.of(record));
+      applied.put(partition, new OffsetAndMetadata(record.offset() + 1));
+      failing.remove(partition);
+      count++;
     }
     if (!applied.isEmpty()) {
       commit(consumer, applied);

@@ -97,14 +97,7 @@ class BatchApplierIT {
               "it",
               messageId,
               tx -> {
-                try (PreparedStatement insert =
-                    tx.prepareStatement(
-                        "INSERT INTO applied (topic, partition_no, message_id) VALUES (?, ?, ?)")) {
-                  insert.setString(1, record.topic());
-                  insert.setInt(2, record.partition());
-                  insert.setString(3, messageId);
-                  insert.executeUpdate();
-                }
+                insertApplied(tx, record, messageId);
                 if (messageId.equals("m-0-7") && poisonAttempts.incrementAndGet() <= 2) {
                   throw new IllegalStateException("a handler failure after its insert");
                 }
@@ -356,14 +349,7 @@ class BatchApplierIT {
           consumerName,
           envelope.messageId(),
           tx -> {
-            try (PreparedStatement insert =
-                tx.prepareStatement(
-                    "INSERT INTO applied (topic, partition_no, message_id) VALUES (?, ?, ?)")) {
-              insert.setString(1, record.topic());
-              insert.setInt(2, record.partition());
-              insert.setString(3, envelope.messageId());
-              insert.executeUpdate();
-            }
+            insertApplied(tx, record, envelope.messageId());
             if (envelope.messageId().equals(poison)) {
               poisonAttempts.incrementAndGet();
               throw new IllegalStateException("this handler always fails");
@@ -371,6 +357,60 @@ class BatchApplierIT {
             return null;
           });
     };
+  }
+
+  /**
+   * The committed hook hears of each record once its transaction committed (its effect is visible
+   * to another session then), and never of a record whose transaction rolled back: a batch that
+   * fails is not told, the records applied one by one are told one each, the failing one is not.
+   */
+  @Test
+  void onlyCommittedRecordsAreToldAndOnlyAfterTheirCommit() throws Exception {
+    String topic = Fixtures.uniqueTopic("committed");
+    TopicPartition p0 = new TopicPartition(topic, 0);
+    TopicPartition p1 = new TopicPartition(topic, 1);
+    ConsumerRecord<String, byte[]> a = new ConsumerRecord<>(topic, 0, 0, "k", bytes("a"));
+    ConsumerRecord<String, byte[]> poison = new ConsumerRecord<>(topic, 0, 1, "k", bytes("b"));
+    ConsumerRecord<String, byte[]> c = new ConsumerRecord<>(topic, 0, 2, "k", bytes("c"));
+    ConsumerRecord<String, byte[]> d = new ConsumerRecord<>(topic, 1, 0, "k", bytes("d"));
+    AtomicInteger poisonAttempts = new AtomicInteger();
+    BatchApplier.RecordWork work =
+        (connection, record) -> {
+          String id = new String(record.value(), StandardCharsets.UTF_8);
+          insertApplied(connection, record, id);
+          if (id.equals("b") && poisonAttempts.incrementAndGet() <= 2) {
+            throw new IllegalStateException("fails in the batch and once on its own");
+          }
+        };
+    List<List<String>> told = new ArrayList<>();
+    BatchApplier.Committed committed =
+        records -> {
+          List<String> ids =
+              records.stream().map(r -> new String(r.value(), StandardCharsets.UTF_8)).toList();
+          try {
+            List<String> visible = applied(topic).stream().map(row -> row[1]).toList();
+            assertTrue(visible.containsAll(ids), ids + " committed before told: " + visible);
+          } catch (Exception e) {
+            throw new IllegalStateException(e);
+          }
+          told.add(ids);
+        };
+    BatchApplier applier = new BatchApplier("committed-it", transactions, Duration.ofMillis(1));
+    try (org.apache.kafka.clients.consumer.MockConsumer<String, byte[]> consumer =
+        new org.apache.kafka.clients.consumer.MockConsumer<>(
+            org.apache.kafka.clients.consumer.OffsetResetStrategy.EARLIEST)) {
+      consumer.assign(List.of(p0, p1));
+      consumer.updateBeginningOffsets(Map.of(p0, 0L, p1, 0L));
+
+      assertEquals(2, applier.apply(List.of(a, poison, c, d), consumer, work, committed));
+      assertEquals(List.of(List.of("a"), List.of("d")), told, "the failed batch is not told");
+
+      told.clear();
+      assertEquals(2, applier.apply(List.of(poison, c), consumer, work, committed));
+      assertEquals(List.of(List.of("b", "c")), told, "a batch that commits is told once");
+    }
+    assertEquals(3, poisonAttempts.get());
+    assertEquals(List.of("a", "d", "b", "c"), applied(topic).stream().map(row -> row[1]).toList());
   }
 
   private static void send(String topic, List<Envelope> envelopes) {
@@ -442,6 +482,19 @@ class BatchApplierIT {
             end ->
                 committed.get(end.getKey()) != null
                     && committed.get(end.getKey()).offset() == end.getValue());
+  }
+
+  private static void insertApplied(
+      Connection connection, ConsumerRecord<String, byte[]> record, String messageId)
+      throws java.sql.SQLException {
+    try (PreparedStatement insert =
+        connection.prepareStatement(
+            "INSERT INTO applied (topic, partition_no, message_id) VALUES (?, ?, ?)")) {
+      insert.setString(1, record.topic());
+      insert.setInt(2, record.partition());
+      insert.setString(3, messageId);
+      insert.executeUpdate();
+    }
   }
 
   private static List<String[]> applied(String topic) throws Exception {

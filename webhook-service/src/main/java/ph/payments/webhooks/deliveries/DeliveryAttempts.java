@@ -29,9 +29,10 @@ import ph.payments.webhooks.signing.SigningKeys;
 
 /**
  * One attempt in two steps: {@link #prepare} reads what the attempt needs in the transaction that
- * claimed it; {@link #run} signs the stored event bytes with a fresh timestamp, POSTs them (no
- * transaction held) and records the outcome under the claim (one short transaction). A delivery
- * whose endpoint was disabled or deleted after it was scheduled ends as failed without an attempt.
+ * leased it (a claim, or the fan-out that handed it off); {@link #run} signs the stored event bytes
+ * with a fresh timestamp, POSTs them (no transaction held) and records the outcome under the claim
+ * (one short transaction). A delivery whose endpoint was disabled or deleted after it was scheduled
+ * ends as failed without an attempt.
  */
 @Singleton
 public class DeliveryAttempts {
@@ -176,7 +177,7 @@ public class DeliveryAttempts {
   }
 
   /**
-   * Reads what the claimed attempts need, in the claiming transaction; a claim with nothing to send
+   * Reads what the leased attempts need, in the leasing transaction; a claim with nothing to send
    * (the delivery was just ended as failed, or is not this claim's any more) is left out. Each
    * endpoint and its keys are read once for all its claims.
    */

@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -36,9 +37,15 @@ import ph.payments.webhooks.WebhookSettings;
  * <p><b>Isolation.</b> At most {@link WebhookSettings#concurrency()} attempts run at once, and at
  * most {@link WebhookSettings#perTarget()} for one target (an endpoint, or the host of an override
  * URL). A target at its limit is skipped when claiming, so a slow or dead receiver holds only its
- * own slots (each for at most the timeout) and never delays anybody else's deliveries. The
- * scheduler claims only as many deliveries as it has free workers, so nothing queues behind a stuck
- * attempt in memory either.
+ * own slots (each for at most the timeout) and never delays anybody else's deliveries. Every
+ * attempt first {@linkplain #reserve reserves} its slot, before its delivery is leased, and holds
+ * it until the attempt is recorded; nothing is leased without a slot, so nothing queues behind a
+ * stuck attempt in memory either.
+ *
+ * <p><b>Hand-off.</b> The event consumer leases new deliveries to this instance in the transaction
+ * that creates them, for as many as have a free slot ({@link Reservations}), and {@linkplain
+ * #dispatch dispatches} them once it commits: a new event's first attempt needs no claim. Only
+ * deliveries without a slot wait in the queue for a claim.
  *
  * <p><b>Fast path.</b> A transaction that makes a delivery due also notifies {@value
  * JdbcDeliveries#CHANNEL}; PostgreSQL delivers the notification on commit and the scheduler, which
@@ -62,6 +69,10 @@ public class DeliveryScheduler {
 
   private final Map<String, Integer> inFlightByTarget = new HashMap<>();
   private int inFlight;
+
+  /** Slots reserved whose attempt is neither running nor given back yet. */
+  private int held;
+
   private final Object signal = new Object();
   private boolean signalled;
   private volatile boolean running;
@@ -114,10 +125,13 @@ public class DeliveryScheduler {
    */
   @PreDestroy
   void stop() {
-    running = false;
+    synchronized (this) {
+      running = false; // no slot is reserved from now on
+    }
     wake();
     listener.interrupt();
     join(loop, Duration.ofSeconds(10));
+    awaitHeldSlots(Duration.ofSeconds(10)); // a transaction that leased may still commit
     workers.shutdown();
     try {
       if (!workers.awaitTermination(settings.timeout().toMillis() + 5_000, TimeUnit.MILLISECONDS)) {
@@ -138,9 +152,55 @@ public class DeliveryScheduler {
     }
   }
 
-  /** Attempts running in this instance now. */
+  /** Attempts running in this instance now, with the slots reserved for attempts about to run. */
   public synchronized int inFlight() {
     return inFlight;
+  }
+
+  /**
+   * Takes a slot for one attempt to {@code target} if the instance and the target have one free and
+   * the scheduler is running. The caller then either {@linkplain #dispatch dispatches} an attempt
+   * on it or {@linkplain #giveBack gives it back}.
+   */
+  synchronized boolean reserve(String target) {
+    if (!running
+        || inFlight >= settings.concurrency()
+        || inFlightByTarget.getOrDefault(target, 0) >= settings.perTarget()) {
+      return false;
+    }
+    inFlight++;
+    inFlightByTarget.merge(target, 1, Integer::sum);
+    held++;
+    return true;
+  }
+
+  /** Gives back a {@linkplain #reserve reserved} slot whose attempt will not run. */
+  void giveBack(String target) {
+    synchronized (this) {
+      held--;
+      release(target);
+      notifyAll();
+    }
+    wake();
+  }
+
+  /**
+   * Runs an attempt on the slot {@linkplain #reserve reserved} for its target; the slot is free
+   * again once the attempt is recorded. Precondition: the attempt's lease is committed.
+   */
+  void dispatch(DeliveryAttempts.Prepared attempt) {
+    try {
+      workers.execute(() -> runAttempt(attempt));
+    } catch (RejectedExecutionException e) {
+      // Only after a stop that gave up waiting: the delivery comes back when its lease ends.
+      log.warn("webhook delivery {} not started: stopping", attempt.claim().id());
+      giveBack(attempt.claim().target());
+      return;
+    }
+    synchronized (this) {
+      held--;
+      notifyAll();
+    }
   }
 
   private void run() {
@@ -177,20 +237,24 @@ public class DeliveryScheduler {
           });
     }
     Instant now = clock.instant();
-    int[] claimed = {0};
-    List<DeliveryAttempts.Prepared> batch =
-        transactions.inTransaction(
-            c -> {
-              List<JdbcDeliveries.Claim> claims =
-                  deliveries.claim(c, now, free, busy, this::freeSlots);
-              claimed[0] = claims.size();
-              return claims.isEmpty() ? List.of() : attempts.prepare(c, claims);
-            });
-    for (DeliveryAttempts.Prepared attempt : batch) {
-      acquire(attempt.claim().target());
-      workers.execute(() -> runAttempt(attempt));
+    Reservations slots = new Reservations(this);
+    int claimed;
+    try {
+      claimed =
+          transactions.inTransaction(
+              c -> {
+                List<JdbcDeliveries.Claim> claims = deliveries.claim(c, now, free, busy, slots);
+                if (!claims.isEmpty()) {
+                  attempts.prepare(c, claims).forEach(slots::prepared);
+                }
+                return claims.size();
+              });
+    } catch (RuntimeException e) {
+      slots.rolledBack();
+      throw e;
     }
-    return claimed[0];
+    slots.committed();
+    return claimed;
   }
 
   private void runAttempt(DeliveryAttempts.Prepared attempt) {
@@ -227,13 +291,21 @@ public class DeliveryScheduler {
     return settings.concurrency() - inFlight;
   }
 
-  private synchronized int freeSlots(String target) {
-    return settings.perTarget() - inFlightByTarget.getOrDefault(target, 0);
-  }
-
-  private synchronized void acquire(String target) {
-    inFlight++;
-    inFlightByTarget.merge(target, 1, Integer::sum);
+  /** Waits until every reserved slot is dispatched or given back, at most {@code timeout}. */
+  private synchronized void awaitHeldSlots(Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    try {
+      while (held > 0) {
+        long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+        if (left <= 0) {
+          log.warn("{} leased webhook deliveries not dispatched at shutdown", held);
+          return;
+        }
+        wait(left);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   private synchronized void release(String target) {

@@ -15,7 +15,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.function.ToIntFunction;
 import ph.payments.platform.tracing.MessageContext;
 import ph.payments.platform.tracing.RequestIds;
 import ph.payments.platform.tracing.Tracing;
@@ -31,7 +30,9 @@ import ph.payments.webhooks.WebhookSettings;
  * the end of the lease and a random {@code lease_token} marks the claim. The attempt runs outside
  * any transaction; its result is recorded only under the same token. An instance that dies
  * mid-attempt loses nothing: when the lease ends the delivery is due again and another claim runs
- * it (the receiver may then see the same {@code X-Service-Delivery} twice; it is at-least-once).
+ * it (the receiver may then see the same {@code X-Service-Delivery} twice; it is at-least-once). A
+ * delivery handed off by the event consumer is created already leased the same way ({@link
+ * #insertForEndpoint}), so it needs no claim and comes back just as well.
  */
 @Singleton
 public class JdbcDeliveries {
@@ -85,27 +86,44 @@ public class JdbcDeliveries {
     }
   }
 
-  /** A delivery of the event to an endpoint, due now; none if there is one already. */
-  public void insertForEndpoint(
+  /**
+   * A delivery of the event to an endpoint: due now, or with {@code leaseToken} leased to this
+   * instance as a claim would ({@link #claim}); none if there is one already.
+   *
+   * @param leaseToken null: the delivery waits for a claim
+   * @return the new delivery's id; empty when there was one already
+   */
+  public Optional<Long> insertForEndpoint(
       Connection connection,
       String merchantId,
       String environment,
       String endpointId,
       String eventId,
       String eventType,
-      Instant now)
+      Instant now,
+      Long leaseToken)
       throws SQLException {
-    insert(
-        connection, merchantId, environment, endpointId, null, endpointId, eventId, eventType, now);
+    return insert(
+        connection,
+        merchantId,
+        environment,
+        endpointId,
+        null,
+        endpointId,
+        eventId,
+        eventType,
+        now,
+        leaseToken);
   }
 
   /**
-   * A delivery of the event to a payment's {@code webhook_url}, due now; none if there is one
-   * already.
+   * A delivery of the event to a payment's {@code webhook_url}, due now or leased as {@link
+   * #insertForEndpoint}; none if there is one already.
    *
    * @param target what the URL's receiver may hold up, e.g. {@code url:shop.example:443}
+   * @return the new delivery's id; empty when there was one already
    */
-  public void insertForOverride(
+  public Optional<Long> insertForOverride(
       Connection connection,
       String merchantId,
       String environment,
@@ -113,12 +131,23 @@ public class JdbcDeliveries {
       String target,
       String eventId,
       String eventType,
-      Instant now)
+      Instant now,
+      Long leaseToken)
       throws SQLException {
-    insert(connection, merchantId, environment, null, url, target, eventId, eventType, now);
+    return insert(
+        connection,
+        merchantId,
+        environment,
+        null,
+        url,
+        target,
+        eventId,
+        eventType,
+        now,
+        leaseToken);
   }
 
-  private void insert(
+  private Optional<Long> insert(
       Connection connection,
       String merchantId,
       String environment,
@@ -127,7 +156,8 @@ public class JdbcDeliveries {
       String target,
       String eventId,
       String eventType,
-      Instant now)
+      Instant now,
+      Long leaseToken)
       throws SQLException {
     String conflict =
         endpointId != null
@@ -136,10 +166,10 @@ public class JdbcDeliveries {
     try (PreparedStatement insert =
         connection.prepareStatement(
             "INSERT INTO webhook_deliveries (merchant_id, environment, endpoint_id, override_url,"
-                + " target, event_id, event_type, status, next_attempt_at, created_at)"
-                + " VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)"
-                + conflict)) {
-      Timestamp at = Timestamp.from(now);
+                + " target, event_id, event_type, status, next_attempt_at, lease_token,"
+                + " created_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)"
+                + conflict
+                + " RETURNING id")) {
       insert.setString(1, merchantId);
       insert.setString(2, environment);
       insert.setString(3, endpointId);
@@ -147,15 +177,24 @@ public class JdbcDeliveries {
       insert.setString(5, target);
       insert.setString(6, eventId);
       insert.setString(7, eventType);
-      insert.setTimestamp(8, at);
-      insert.setTimestamp(9, at);
-      insert.executeUpdate();
+      if (leaseToken == null) {
+        insert.setTimestamp(8, Timestamp.from(now));
+        insert.setNull(9, java.sql.Types.BIGINT);
+      } else {
+        insert.setTimestamp(8, Timestamp.from(now.plus(settings.lease())));
+        insert.setLong(9, leaseToken);
+      }
+      insert.setTimestamp(10, Timestamp.from(now));
+      try (ResultSet rs = insert.executeQuery()) {
+        return rs.next() ? Optional.of(rs.getLong(1)) : Optional.empty();
+      }
     }
   }
 
   /**
    * Wakes every scheduler listening, when (and only if) the caller's transaction commits: a
-   * delivery became due.
+   * delivery became due. PostgreSQL serialises the commits of notifying transactions server-wide,
+   * so a transaction that made nothing due for a claim does not notify.
    */
   public void notifySchedulers(Connection connection) throws SQLException {
     try (PreparedStatement notify = connection.prepareStatement("SELECT pg_notify(?, '')")) {
@@ -170,21 +209,23 @@ public class JdbcDeliveries {
   public record Claim(long id, String target, long leaseToken) {}
 
   /**
-   * Claims due deliveries, oldest due first, for at most {@code capacity} attempts, and at most
-   * {@code freeSlots.applyAsInt(target)} per target: a target that has no free slot (a slow or dead
-   * receiver holding its own) is skipped, so it never delays the others.
+   * Claims due deliveries, oldest due first, for at most {@code capacity} attempts, each on a slot
+   * reserved from {@code slots} as it is chosen: a target that has no free slot (a slow or dead
+   * receiver holding its own) is skipped, so it never delays the others. The slot of a delivery
+   * chosen but not leased (another instance took it meanwhile) is given back.
+   *
+   * @param busyTargets targets known to have no free slot, left out of the read
    */
   public List<Claim> claim(
       Connection connection,
       Instant now,
       int capacity,
       List<String> busyTargets,
-      ToIntFunction<String> freeSlots)
+      Reservations slots)
       throws SQLException {
     Transactions.requireTransaction(connection);
     List<Long> ids = new ArrayList<>();
     List<String> targets = new ArrayList<>();
-    Map<String, Integer> taken = new HashMap<>();
     // Candidates are read without locks: a FOR UPDATE here would lock (and write a WAL record for)
     // every row read, most of them only to be passed over for targets at their limit.
     try (PreparedStatement select =
@@ -199,9 +240,7 @@ public class JdbcDeliveries {
       try (ResultSet rs = select.executeQuery()) {
         while (rs.next() && ids.size() < capacity) {
           String target = rs.getString(2);
-          int already = taken.getOrDefault(target, 0);
-          if (already < freeSlots.applyAsInt(target)) {
-            taken.put(target, already + 1);
+          if (slots.reserve(target)) {
             ids.add(rs.getLong(1));
             targets.add(target);
           }
@@ -232,6 +271,11 @@ public class JdbcDeliveries {
         while (rs.next()) {
           chosen.add(rs.getLong(1));
         }
+      }
+    }
+    for (long id : ids) {
+      if (!chosen.contains(id)) {
+        slots.giveBack(targetOf.get(id));
       }
     }
     // In the order they were chosen (oldest due first).

@@ -7,7 +7,9 @@ import io.micronaut.configuration.kafka.annotation.Topic;
 import io.micronaut.context.annotation.Requires;
 import io.micronaut.core.annotation.Nullable;
 import java.time.Clock;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import ph.payments.platform.inbox.IdempotentConsumer;
@@ -17,12 +19,18 @@ import ph.payments.platform.kafka.ParkedMessages;
 import ph.payments.platform.kafka.Parkers;
 import ph.payments.platform.tx.Transactions;
 import ph.payments.webhooks.deliveries.DeliveryScheduler;
+import ph.payments.webhooks.deliveries.Reservations;
 
 /**
  * Consumes the event topic ({@code webhooks.events.topic}, {@code payments.events}). Each poll's
  * deliveries are created in one transaction and its offsets committed after it; a failure is
  * retried on the same record (an event is never skipped), and the inbox makes the retry harmless
  * ({@link BatchApplier}).
+ *
+ * <p>The deliveries handed off to this instance ({@link FanOut}) start as soon as the transaction
+ * that leased them committed, which the applier tells record by record; the slots reserved by a
+ * transaction that rolled back are given back, whether its records are applied again now or on a
+ * later poll.
  */
 @Requires(property = "webhooks.events.topic")
 @KafkaListener(
@@ -60,14 +68,37 @@ public class EventListener {
 
   @Topic("${webhooks.events.topic}")
   public void receive(List<ConsumerRecord<String, byte[]>> records, Consumer<?, ?> consumer) {
-    int[] created = {0};
-    applier.apply(
-        records,
-        consumer,
-        (connection, record) ->
-            created[0] += fanOut.apply(connection, KafkaEnvelopes.fromRecord(record)));
-    if (created[0] > 0 && scheduler != null) {
-      scheduler.wake(); // committed: the first attempt can start now
+    // What each record's latest try handed off, until its transaction is known to have committed.
+    Map<ConsumerRecord<String, byte[]>, Reservations> uncommitted = new IdentityHashMap<>();
+    boolean[] waiting = {false};
+    try {
+      applier.apply(
+          records,
+          consumer,
+          (connection, record) -> {
+            Reservations earlier = uncommitted.remove(record);
+            if (earlier != null) {
+              earlier.rolledBack(); // applied again: its earlier transaction did not commit
+            }
+            Reservations slots = new Reservations(scheduler);
+            uncommitted.put(record, slots);
+            FanOut.Created created =
+                fanOut.apply(connection, KafkaEnvelopes.fromRecord(record), slots);
+            waiting[0] |= created.waiting() > 0;
+          },
+          committed -> {
+            for (ConsumerRecord<String, byte[]> record : committed) {
+              Reservations slots = uncommitted.remove(record);
+              if (slots != null) {
+                slots.committed();
+              }
+            }
+          });
+    } finally {
+      uncommitted.values().forEach(Reservations::rolledBack);
+    }
+    if (waiting[0] && scheduler != null) {
+      scheduler.wake(); // deliveries without a slot here wait for a claim: look at the queue now
     }
   }
 }

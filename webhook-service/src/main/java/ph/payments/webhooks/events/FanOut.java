@@ -7,13 +7,18 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import ph.payments.contracts.Envelope;
 import ph.payments.platform.inbox.IdempotentConsumer;
 import ph.payments.platform.json.Json;
+import ph.payments.webhooks.deliveries.DeliveryAttempts;
 import ph.payments.webhooks.deliveries.JdbcDeliveries;
+import ph.payments.webhooks.deliveries.Reservations;
 import ph.payments.webhooks.endpoints.JdbcWebhookEndpoints;
 import ph.payments.webhooks.signing.AccountSecrets;
 
@@ -22,6 +27,11 @@ import ph.payments.webhooks.signing.AccountSecrets;
  * consumed: one per enabled endpoint of the merchant environment that receives its type, plus one
  * to the payment's {@code webhook_url} override when the event carries it (attribute {@value
  * #ATTRIBUTE_WEBHOOK_URL}). The same event delivered twice by Kafka creates its deliveries once.
+ *
+ * <p><b>Hand-off.</b> A delivery whose target has a free slot in this instance's scheduler is
+ * leased to this instance as it is created and its attempt prepared in the same transaction ({@link
+ * Reservations}); the caller starts it once the transaction commits, with no claim. The others are
+ * due now and wait for a claim, by this instance or another, which the transaction notifies.
  */
 @Singleton
 public class FanOut {
@@ -41,6 +51,7 @@ public class FanOut {
   private final JdbcWebhookEndpoints endpoints;
   private final JdbcDeliveries deliveries;
   private final AccountSecrets accountSecrets;
+  private final DeliveryAttempts attempts;
   private final Clock clock;
 
   public FanOut(
@@ -48,38 +59,55 @@ public class FanOut {
       JdbcWebhookEndpoints endpoints,
       JdbcDeliveries deliveries,
       AccountSecrets accountSecrets,
+      DeliveryAttempts attempts,
       Clock clock) {
     this.inbox = inbox;
     this.endpoints = endpoints;
     this.deliveries = deliveries;
     this.accountSecrets = accountSecrets;
+    this.attempts = attempts;
     this.clock = clock;
   }
 
   /**
-   * @return how many deliveries were created (0 for a duplicate or an event nobody receives)
+   * What one event became.
+   *
+   * @param created deliveries created (0 for a duplicate or an event nobody receives)
+   * @param waiting of those, the ones not handed off: due now, waiting for a claim
    */
-  public int apply(Connection connection, Envelope envelope) throws SQLException {
-    int[] created = {0};
+  public record Created(int created, int waiting) {
+    static final Created NONE = new Created(0, 0);
+  }
+
+  /**
+   * Creates the event's deliveries, handing off to this instance those that get a slot from {@code
+   * slots}: they are leased and prepared in the caller's transaction, and {@code slots} holds their
+   * attempts for the caller to start once that transaction committed ({@link
+   * Reservations#committed}), or to drop if it did not ({@link Reservations#rolledBack}).
+   */
+  public Created apply(Connection connection, Envelope envelope, Reservations slots)
+      throws SQLException {
+    Created[] created = {Created.NONE};
     inbox.apply(
         connection,
         CONSUMER,
         envelope.messageId(),
         tx -> {
-          created[0] = fanOut(tx, envelope);
+          created[0] = fanOut(tx, envelope, slots);
           return null;
         });
     return created[0];
   }
 
-  private int fanOut(Connection connection, Envelope envelope) throws SQLException {
+  private Created fanOut(Connection connection, Envelope envelope, Reservations slots)
+      throws SQLException {
     String merchantId = envelope.attribute(Envelope.ATTRIBUTE_MERCHANT_ID);
     JsonNode event;
     try {
       event = Json.tree(envelope.payload());
     } catch (RuntimeException e) {
       log.error("event {} is not JSON; nothing delivered", envelope.messageId());
-      return 0;
+      return Created.NONE;
     }
     String eventId = event.path("id").asText(null);
     String environment = event.path("environment").asText(null);
@@ -88,28 +116,93 @@ public class FanOut {
       log.error(
           "event {} lacks its merchant, id or environment; nothing delivered",
           envelope.messageId());
-      return 0;
+      return Created.NONE;
     }
     List<String> receiving = endpoints.receiving(connection, merchantId, environment, type);
     String override = overrideUrl(envelope);
     if (receiving.isEmpty() && override == null) {
-      return 0;
+      return Created.NONE;
     }
     Instant now = clock.instant();
     deliveries.insertEvent(
         connection, eventId, merchantId, environment, type, envelope.payload(), now);
+    long leaseToken = ThreadLocalRandom.current().nextLong();
+    List<JdbcDeliveries.Claim> handedOff = new ArrayList<>();
+    int waiting = 0;
     for (String endpointId : receiving) {
-      deliveries.insertForEndpoint(
-          connection, merchantId, environment, endpointId, eventId, type, now);
+      waiting +=
+          create(
+              slots,
+              endpointId,
+              leaseToken,
+              handedOff,
+              lease ->
+                  deliveries.insertForEndpoint(
+                      connection, merchantId, environment, endpointId, eventId, type, now, lease));
     }
     if (override != null) {
       // Signed with the account-level secret; create it if the merchant has none yet.
       accountSecrets.ensure(connection, merchantId, environment);
-      deliveries.insertForOverride(
-          connection, merchantId, environment, override, target(override), eventId, type, now);
+      String target = target(override);
+      waiting +=
+          create(
+              slots,
+              target,
+              leaseToken,
+              handedOff,
+              lease ->
+                  deliveries.insertForOverride(
+                      connection,
+                      merchantId,
+                      environment,
+                      override,
+                      target,
+                      eventId,
+                      type,
+                      now,
+                      lease));
     }
-    deliveries.notifySchedulers(connection);
-    return receiving.size() + (override == null ? 0 : 1);
+    if (!handedOff.isEmpty()) {
+      // A delivery that cannot be prepared (a secret that does not decrypt) stays leased and comes
+      // back to a claim when its lease ends, as a claimed one does; its slot is given back.
+      attempts.prepare(connection, handedOff).forEach(slots::prepared);
+    }
+    if (waiting > 0) {
+      deliveries.notifySchedulers(connection);
+    }
+    return new Created(receiving.size() + (override == null ? 0 : 1), waiting);
+  }
+
+  /** Inserts one delivery, leased with the token given or (null) due now for a claim. */
+  @FunctionalInterface
+  private interface Insert {
+    Optional<Long> insert(Long leaseToken) throws SQLException;
+  }
+
+  /**
+   * Creates a delivery to {@code target}: handed off (leased, and noted in {@code handedOff}) when
+   * a slot is free for it, else due now for a claim. None when it existed already.
+   *
+   * @return 1 when a delivery was created that waits for a claim
+   */
+  private static int create(
+      Reservations slots,
+      String target,
+      long leaseToken,
+      List<JdbcDeliveries.Claim> handedOff,
+      Insert insert)
+      throws SQLException {
+    boolean reserved = slots.reserve(target);
+    Optional<Long> id = insert.insert(reserved ? leaseToken : null);
+    if (!reserved) {
+      return id.isPresent() ? 1 : 0;
+    }
+    if (id.isPresent()) {
+      handedOff.add(new JdbcDeliveries.Claim(id.get(), target, leaseToken));
+    } else {
+      slots.giveBack(target);
+    }
+    return 0;
   }
 
   private static String overrideUrl(Envelope envelope) {
