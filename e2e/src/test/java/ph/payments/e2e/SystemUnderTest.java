@@ -27,6 +27,9 @@ import java.util.concurrent.TimeUnit;
  */
 final class SystemUnderTest implements AutoCloseable {
 
+  /** JVM flags of the services and Kafka of a system under test, unless the caller sets its own. */
+  static final String TEST_JVM_OPTS = "-XX:TieredStopAtLevel=1";
+
   private static final List<String> DATABASES =
       List.of("gateway", "payments", "ledger", "webhooks");
 
@@ -143,6 +146,10 @@ final class SystemUnderTest implements AutoCloseable {
     env.put("KAFKA_PORT", Integer.toString(kafka));
     env.put("KAFKA_CONTROLLER_PORT", Integer.toString(freePortBesides(taken)));
     env.put("PAYMENTS_ADMIN_TOKEN", adminToken);
+    // A system under test lives for minutes: C1 alone compiles at a fraction of C2's cost, which
+    // on two cores shared by five JVMs is most of the difference (docs/benchmarks.md, "The JIT").
+    env.putIfAbsent("JAVA_OPTS", TEST_JVM_OPTS);
+    env.putIfAbsent("KAFKA_OPTS", TEST_JVM_OPTS);
     if (gatewayClock != null) {
       env.put(
           "RUN_SERVICES",

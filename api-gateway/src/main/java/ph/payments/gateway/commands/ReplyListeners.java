@@ -9,7 +9,6 @@ import jakarta.inject.Singleton;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
@@ -31,11 +30,11 @@ import ph.payments.platform.tx.Transactions;
 
 /**
  * The durable reader of the reply topic (one consumer group for all gateway instances): it records
- * every reply in the command log exactly once, in the same transaction runs the {@link ReplyHook}s
- * (which complete idempotency records), and after the commit wakes whichever request on this
- * instance waits for the reply. It publishes the partitions it owns to {@link ReplyPartitions}, so
- * the {@link ReplyWaker} reads only the others: replies recorded by another instance that may have
- * a request waiting here.
+ * every reply in the command log exactly once and in the same transaction runs the {@link
+ * ReplyHook}s (which complete idempotency records); before that, as soon as a reply is fetched, it
+ * wakes whichever request on this instance waits for it. It publishes the partitions it owns to
+ * {@link ReplyPartitions}, so the {@link ReplyWaker} reads only the others: replies recorded by
+ * another instance that may have a request waiting here.
  */
 final class ReplyListeners {
 
@@ -75,19 +74,15 @@ final class ReplyListeners {
         ReplyPartitions partitions) {
       // A reply that keeps failing to record is parked (no reply to a reply): its command keeps
       // no reply in the log and its idempotency record stays in progress until it expires. The
-      // waiting request still gets the reply, from the parker below (the waker does not read
-      // this recorder's partitions). The operator sees it in the list.
-      BatchApplier.Parker intoInbox = Parkers.inbox(inbox, RECORDER_GROUP);
+      // waiting request has had the reply all the same (receive wakes it first). The operator
+      // sees it in the list.
       this.applier =
           new BatchApplier(
               "command replies",
               transactions,
               settings,
               parked,
-              (connection, record, reason) -> {
-                wake(record);
-                return intoInbox.park(connection, record, reason);
-              },
+              Parkers.inbox(inbox, RECORDER_GROUP),
               clock);
       this.inbox = inbox;
       this.bus = bus;
@@ -98,7 +93,9 @@ final class ReplyListeners {
 
     @Topic(Topics.COMMAND_REPLIES)
     void receive(List<ConsumerRecord<String, byte[]>> records, Consumer<?, ?> consumer) {
-      List<CommandReply> recorded = new ArrayList<>(records.size());
+      // The waiting request first, as the waker would: its answer need not wait for this batch's
+      // commit (a retry, or a request on another instance, finds the reply in the log).
+      records.forEach(this::wake);
       applier.apply(
           records,
           consumer,
@@ -119,10 +116,7 @@ final class ReplyListeners {
                   }
                   return null;
                 });
-            recorded.add(reply);
           });
-      // After the commit (a retried batch may list a reply twice; completing is idempotent).
-      recorded.forEach(bus::complete);
       // The consumer's position, not the last record's: the applier rewinds a failing partition.
       // Only the batch's partitions surely have one without asking the broker.
       TopicPartition last = null;
@@ -134,8 +128,11 @@ final class ReplyListeners {
       }
     }
 
-    /** A reply given up on still answers a request of this instance waiting for it. */
+    /** Hands the reply to a request of this instance waiting for it; parses only then. */
     private void wake(ConsumerRecord<String, byte[]> record) {
+      if (record.key() != null && !bus.isWaiting(record.key())) {
+        return; // replies are keyed by their command id
+      }
       try {
         bus.complete(Json.fromBytes(record.value(), CommandReply.class));
       } catch (RuntimeException unreadable) {
