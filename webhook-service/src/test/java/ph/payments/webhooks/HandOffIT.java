@@ -54,7 +54,8 @@ class HandOffIT extends WebhookServiceTest {
 
   @Test
   void withAFreeSlotADeliveryIsLeasedWhereItIsCreatedAndNobodyIsNotified() throws Exception {
-    try (Receiver receiver = Receiver.start((i, r) -> Receiver.Response.hang(ofMillis(1500)));
+    try (Receiver receiver =
+            Receiver.start((i, r) -> Receiver.Response.hang(Duration.ofMillis(1500)));
         Notifications notifications = new Notifications()) {
       String merchant = merchant();
       createEndpoint(merchant, "test", receiver.url());
@@ -77,7 +78,7 @@ class HandOffIT extends WebhookServiceTest {
             Receiver.start(
                 (i, r) ->
                     i < PER_TARGET
-                        ? Receiver.Response.hang(ofMillis(2500))
+                        ? Receiver.Response.hang(Duration.ofMillis(2500))
                         : Receiver.Response.status(200));
         Notifications notifications = new Notifications()) {
       String merchant = merchant();
@@ -184,7 +185,7 @@ class HandOffIT extends WebhookServiceTest {
 
   @Test
   void limitsHoldUnderABurstWhetherHandedOffOrClaimed() {
-    Duration hold = ofMillis(200);
+    Duration hold = Duration.ofMillis(200);
     List<Receiver> receivers = new ArrayList<>();
     try {
       String merchant = merchant();
@@ -284,10 +285,6 @@ class HandOffIT extends WebhookServiceTest {
             }
           }
         });
-  }
-
-  private static Duration ofMillis(long millis) {
-    return Duration.ofMillis(millis);
   }
 
   /** LISTENs, as the schedulers do, on {@value JdbcDeliveries#CHANNEL}. */
