@@ -36,15 +36,14 @@ import ph.payments.contracts.Envelope;
  * the leader dies, its connection closes, the lock is released and another instance takes over
  * within one sweep interval.
  *
- * <p><b>Fast.</b> The leader makes a pass whenever it is woken, and only then (or at a sweep). The
+ * <p><b>Fast.</b> An idle leader waits without a query until it is rung (or a sweep is due). The
  * writers of its own process ring it right after their transaction commits ({@link
  * OutboxActivity}); writers elsewhere queue a PostgreSQL notification on the channel, which the
- * leader's listener thread hears at their commit and turns into the same ring. Rings that arrive
- * during a pass make one more pass, so under load passes follow each other back to back and each
- * takes whatever committed meanwhile, passes starting at least {@link #PASS_SPACING} apart so that
- * each carries more than one commit; when idle, the relay waits without a query and a ring starts a
- * pass at once. Its own marks are committed without waiting for the WAL flush: a mark lost in a
- * crash only means the rows are sent again, which consumers drop by message id.
+ * leader's listener thread hears at their commit and turns into the same ring. A ring starts a pass
+ * at once; after a pass that sent rows the relay pauses {@link #PASS_SPACING} and passes again, so
+ * that under load each pass carries what committed meanwhile, and it goes back to waiting after a
+ * pass that found nothing. Its own marks are committed without waiting for the WAL flush: a mark
+ * lost in a crash only means the rows are sent again, which consumers drop by message id.
  *
  * <p><b>Safe.</b> The leader also sweeps every {@link Settings#sweepInterval()}, so a lost
  * notification or a failed send delays a message but never loses it. Rows are marked published only
@@ -64,10 +63,9 @@ public final class OutboxRelay implements AutoCloseable {
   private static final Pattern CHANNEL = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
 
   /**
-   * The least time from the start of one pass to the start of the next. An idle relay, rung long
-   * after its last pass, starts at once; under load, what commits during this spacing goes out in
-   * one pass instead of a pass each (a pass costs a read, a mark and a produce request whatever it
-   * carries).
+   * The pause after a pass that sent rows, before the next one. Under load, what commits during it
+   * goes out in one pass instead of a pass each (a pass costs a read, a mark and a produce request
+   * whatever it carries); an idle relay, rung after a pass that found nothing, starts at once.
    */
   static final Duration PASS_SPACING = Duration.ofMillis(2);
 
@@ -173,7 +171,6 @@ public final class OutboxRelay implements AutoCloseable {
   private volatile boolean leader;
   private Connection leaderConnection;
   private NotificationListener listener;
-  private long lastPass = System.nanoTime() - PASS_SPACING.toNanos();
   private Producer<String, byte[]> producer;
   private Instant nextPurge = Instant.MIN;
 
@@ -258,12 +255,15 @@ public final class OutboxRelay implements AutoCloseable {
         if (!listener.isAlive()) {
           listener = listen(); // its connection broke; the sweep covered the gap
         }
-        spaceFromLastPass();
         activity.answered(); // this pass reads whatever committed before any ring so far
         int sent = publishPending();
         purgeIfDue();
         backoff = Duration.ZERO;
         if (sent >= settings.batchSize()) {
+          continue;
+        }
+        if (sent > 0) {
+          sleep(PASS_SPACING); // busy: the next pass takes what commits meanwhile, rung or not
           continue;
         }
         activity.awaitRing(settings.sweepInterval());
@@ -513,14 +513,6 @@ public final class OutboxRelay implements AutoCloseable {
         log.debug("outbox relay {} purged {} published rows", settings.name(), purged);
       }
     }
-  }
-
-  private void spaceFromLastPass() throws InterruptedException {
-    long wait = lastPass + PASS_SPACING.toNanos() - System.nanoTime();
-    if (wait > 0) {
-      java.util.concurrent.TimeUnit.NANOSECONDS.sleep(wait);
-    }
-    lastPass = System.nanoTime();
   }
 
   /** Starts a listener on a connection of its own, LISTENing before this returns. */
