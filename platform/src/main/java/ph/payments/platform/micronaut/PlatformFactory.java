@@ -32,7 +32,6 @@ import ph.payments.platform.outbox.LogicalOutboxRelay;
 import ph.payments.platform.outbox.OutboxActivity;
 import ph.payments.platform.outbox.OutboxRelay;
 import ph.payments.platform.outbox.OutboxWriter;
-import ph.payments.platform.tx.AfterCommit;
 import ph.payments.platform.tx.TransactionFailedException;
 import ph.payments.platform.tx.Transactions;
 
@@ -63,14 +62,6 @@ public class PlatformFactory {
     return new Transactions() {
       @Override
       public <T> T inTransaction(ph.payments.platform.tx.SqlWork<T> work) {
-        if (operations.findTransactionStatus().isPresent()) {
-          // Joins the transaction in progress: whoever opened it commits it, and collects for it.
-          return write(work);
-        }
-        return AfterCommit.collect(() -> write(work));
-      }
-
-      private <T> T write(ph.payments.platform.tx.SqlWork<T> work) {
         return operations.executeWrite(
             status -> {
               try {

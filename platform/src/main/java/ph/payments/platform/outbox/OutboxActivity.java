@@ -1,63 +1,26 @@
 package ph.payments.platform.outbox;
 
-import java.time.Duration;
-import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
-
 /**
- * What the outbox writers of one process share with the relay in the same process: whether it
- * leads, and its doorbell.
+ * What the outbox writers of one process know of the relay in the same process: whether it leads
+ * and is polling right now, in which case a PostgreSQL notification would wake nobody.
  *
- * <p>A writer whose transaction is collected by one of our {@code Transactions} ({@code
- * AfterCommit}) rings the doorbell once that transaction has committed, when the relay of its own
- * process leads, instead of queuing a PostgreSQL notification. That matters twice: a transaction
- * that runs {@code NOTIFY} takes a cluster-wide lock at commit and holds it through its WAL flush,
- * so notifying transactions commit one at a time whatever the number of connections; and the
- * doorbell reaches the relay thread directly, with no server round trip. Writers of other processes
- * (replicas whose relay does not lead) and writes outside our transactions still notify, and the
- * leader hears them too (docs/outbox.md).
+ * <p>Why it matters: a transaction that runs {@code NOTIFY} takes a cluster-wide lock at commit and
+ * holds it through its WAL flush, so notifying transactions commit one at a time, whatever the
+ * number of connections. Under load the relay polls anyway, and the writers skip the notification.
+ * When the relay goes back to waiting for notifications it first makes one more pass, so a writer
+ * that skipped its notification is published by that pass or, if its transaction commits even
+ * later, by the next sweep ({@link OutboxRelay.Settings#sweepInterval()}).
  */
 public final class OutboxActivity {
 
-  private volatile boolean relayLeads;
-  private final Semaphore doorbell = new Semaphore(0);
-  private final Runnable ring = this::ring;
+  private volatile boolean relayPolling;
 
-  /** True while the relay of this process leads, so a ring reaches the publisher. */
-  public boolean relayLeads() {
-    return relayLeads;
+  /** True while the local relay leads and polls without waiting for notifications. */
+  public boolean relayPolling() {
+    return relayPolling;
   }
 
-  void relayLeads(boolean leads) {
-    relayLeads = leads;
-  }
-
-  /**
-   * Wakes the relay of this process; rings before it next looks count as one. The same instance
-   * every time, so a transaction that appends many rows registers one ring.
-   */
-  public Runnable doorbell() {
-    return ring;
-  }
-
-  private void ring() {
-    if (doorbell.availablePermits() == 0) {
-      doorbell.release();
-    }
-  }
-
-  /** Called by the relay before it reads: what rang until now is answered by that read. */
-  void answered() {
-    doorbell.drainPermits();
-  }
-
-  /** Waits until a ring or the timeout; true when it rang. */
-  boolean awaitRing(Duration timeout) throws InterruptedException {
-    return doorbell.tryAcquire(timeout.toNanos(), TimeUnit.NANOSECONDS);
-  }
-
-  /** For the relay's notification listener: a notification rings like a local writer does. */
-  void ringFromNotification() {
-    ring();
+  void relayPolling(boolean polling) {
+    relayPolling = polling;
   }
 }

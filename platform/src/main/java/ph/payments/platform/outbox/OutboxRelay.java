@@ -36,14 +36,13 @@ import ph.payments.contracts.Envelope;
  * the leader dies, its connection closes, the lock is released and another instance takes over
  * within one sweep interval.
  *
- * <p><b>Fast.</b> An idle leader waits without a query until it is rung (or a sweep is due). The
- * writers of its own process ring it right after their transaction commits ({@link
- * OutboxActivity}); writers elsewhere queue a PostgreSQL notification on the channel, which the
- * leader's listener thread hears at their commit and turns into the same ring. A ring starts a pass
- * at once; after a pass that sent rows the relay pauses {@link #PASS_SPACING} and passes again, so
- * that under load each pass carries what committed meanwhile, and it goes back to waiting after a
- * pass that found nothing. Its own marks are committed without waiting for the WAL flush: a mark
- * lost in a crash only means the rows are sent again, which consumers drop by message id.
+ * <p><b>Fast.</b> The leader LISTENs on the channel that {@link OutboxWriter} notifies; PostgreSQL
+ * delivers the notification when the writing transaction commits, so a message is published a few
+ * milliseconds after its commit. Under load (a pass found rows in the last {@link #BUSY_WINDOW})
+ * the leader polls every {@link #POLL_INTERVAL} instead, and tells the writers of its process not
+ * to notify ({@link OutboxActivity}): notifying transactions commit one at a time cluster-wide. Its
+ * own marks are committed without waiting for the WAL flush: a mark lost in a crash only means the
+ * rows are sent again, which consumers drop by message id.
  *
  * <p><b>Safe.</b> The leader also sweeps every {@link Settings#sweepInterval()}, so a lost
  * notification or a failed send delays a message but never loses it. Rows are marked published only
@@ -62,15 +61,11 @@ public final class OutboxRelay implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(OutboxRelay.class);
   private static final Pattern CHANNEL = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
 
-  /**
-   * The pause after a pass that sent rows, before the next one. Under load, what commits during it
-   * goes out in one pass instead of a pass each (a pass costs a read, a mark and a produce request
-   * whatever it carries); an idle relay, rung after a pass that found nothing, starts at once.
-   */
-  static final Duration PASS_SPACING = Duration.ofMillis(2);
+  /** How long after the last pass that found rows the leader keeps polling. */
+  static final Duration BUSY_WINDOW = Duration.ofMillis(200);
 
-  /** How long the listener blocks on its connection before it checks whether it should stop. */
-  private static final Duration LISTEN_TIMEOUT = Duration.ofMillis(500);
+  /** The pause between passes while polling (a notification ends it early). */
+  static final Duration POLL_INTERVAL = Duration.ofMillis(2);
 
   private static final String SELECT_PENDING =
       "SELECT id, message_id, topic, message_key, message_type, payload, created_at, attributes,"
@@ -170,9 +165,9 @@ public final class OutboxRelay implements AutoCloseable {
   private volatile boolean running;
   private volatile boolean leader;
   private Connection leaderConnection;
-  private NotificationListener listener;
   private Producer<String, byte[]> producer;
   private Instant nextPurge = Instant.MIN;
+  private long lastBusy = System.nanoTime() - BUSY_WINDOW.toNanos();
 
   /**
    * @param dedicatedConnections hands out physical connections owned by the relay alone (not a
@@ -252,21 +247,25 @@ public final class OutboxRelay implements AutoCloseable {
           sleep(settings.sweepInterval());
           continue;
         }
-        if (!listener.isAlive()) {
-          listener = listen(); // its connection broke; the sweep covered the gap
-        }
-        activity.answered(); // this pass reads whatever committed before any ring so far
         int sent = publishPending();
         purgeIfDue();
         backoff = Duration.ZERO;
+        long now = System.nanoTime();
+        if (sent > 0) {
+          lastBusy = now;
+        }
         if (sent >= settings.batchSize()) {
           continue;
         }
-        if (sent > 0) {
-          sleep(PASS_SPACING); // busy: the next pass takes what commits meanwhile, rung or not
-          continue;
+        if (now - lastBusy < BUSY_WINDOW.toNanos()) {
+          activity.relayPolling(true);
+          awaitNotification(POLL_INTERVAL);
+        } else if (activity.relayPolling()) {
+          // Writers notify again from now on; this pass publishes what they skipped notifying.
+          activity.relayPolling(false);
+        } else {
+          awaitNotification(settings.sweepInterval());
         }
-        activity.awaitRing(settings.sweepInterval());
       } catch (InterruptedException e) {
         // close() interrupts; otherwise go round again.
       } catch (KafkaSendFailed e) {
@@ -304,14 +303,12 @@ public final class OutboxRelay implements AutoCloseable {
         connection.close();
         return false;
       }
-      try (Statement session = connection.createStatement()) {
-        session.execute("SET synchronous_commit = off");
+      try (Statement listen = connection.createStatement()) {
+        listen.execute("LISTEN " + settings.channel());
+        listen.execute("SET synchronous_commit = off");
       }
-      // Listening before the first pass: a writer that commits after that pass's read is heard.
-      listener = listen();
       leaderConnection = connection;
       leader = true;
-      activity.relayLeads(true);
       log.info("outbox relay {} is leading", settings.name());
       return true;
     } catch (SQLException | RuntimeException e) {
@@ -322,11 +319,7 @@ public final class OutboxRelay implements AutoCloseable {
 
   private void stepDown() {
     leader = false;
-    activity.relayLeads(false);
-    if (listener != null) {
-      listener.stop();
-      listener = null;
-    }
+    activity.relayPolling(false);
     if (leaderConnection != null) {
       try {
         leaderConnection.close(); // a closed session releases its advisory lock
@@ -515,62 +508,9 @@ public final class OutboxRelay implements AutoCloseable {
     }
   }
 
-  /** Starts a listener on a connection of its own, LISTENing before this returns. */
-  private NotificationListener listen() throws SQLException {
-    Connection connection = dedicatedConnections.getConnection();
-    try {
-      connection.setAutoCommit(true);
-      try (Statement listen = connection.createStatement()) {
-        listen.execute("LISTEN " + settings.channel());
-      }
-      return new NotificationListener(connection);
-    } catch (SQLException | RuntimeException e) {
-      connection.close();
-      throw e;
-    }
-  }
-
-  /**
-   * Blocks on its own connection for the notifications of writers that cannot ring the relay
-   * directly (other processes, transactions we did not open) and rings for them.
-   */
-  private final class NotificationListener {
-    private final Connection connection;
-    private final Thread thread;
-    private volatile boolean stopped;
-
-    NotificationListener(Connection connection) {
-      this.connection = connection;
-      this.thread = new Thread(this::run, "outbox-listener-" + settings.name());
-      this.thread.setDaemon(true);
-      this.thread.start();
-    }
-
-    boolean isAlive() {
-      return thread.isAlive();
-    }
-
-    /** Returns at once; the thread closes its connection within {@link #LISTEN_TIMEOUT}. */
-    void stop() {
-      stopped = true;
-    }
-
-    private void run() {
-      try (connection) {
-        PGConnection notifications = connection.unwrap(PGConnection.class);
-        while (!stopped) {
-          var received = notifications.getNotifications((int) LISTEN_TIMEOUT.toMillis());
-          if (received != null && received.length > 0) {
-            activity.ringFromNotification();
-          }
-        }
-      } catch (SQLException e) {
-        if (!stopped) {
-          log.warn(
-              "outbox relay {}: listener lost its connection: {}", settings.name(), e.toString());
-        }
-      }
-    }
+  private void awaitNotification(Duration timeout) throws SQLException {
+    // Returns on the first notification or after the timeout; either way the caller sweeps.
+    leaderConnection.unwrap(PGConnection.class).getNotifications((int) timeout.toMillis());
   }
 
   private void closeProducer() {

@@ -8,18 +8,16 @@ import java.time.Clock;
 import java.util.Map;
 import ph.payments.platform.json.Json;
 import ph.payments.platform.tracing.MessageContext;
-import ph.payments.platform.tx.AfterCommit;
 import ph.payments.platform.tx.Transactions;
 
 /**
  * Appends messages to the outbox inside the caller's transaction. It never opens a transaction of
  * its own: a message must commit or roll back together with the state change it announces.
  *
- * <p>Each append wakes the leading relay once the transaction has committed, and never for a
- * rolled-back one: when the relay of this process leads and one of our {@code Transactions} opened
- * the transaction, by ringing that relay after the commit ({@link OutboxActivity}, {@link
- * AfterCommit}); otherwise by queuing a PostgreSQL notification on the relay's channel, which the
- * server delivers at the commit to whichever instance leads.
+ * <p>Each append also queues a PostgreSQL notification on the relay's channel, unless the relay of
+ * this process is polling already ({@link OutboxActivity}). PostgreSQL delivers notifications only
+ * when (and if) the transaction commits, so the relay wakes right after the commit, on whichever
+ * instance leads, and never sees a message of a rolled-back transaction.
  *
  * <p>The trace context and request id of the writing thread go with the row (attributes {@code
  * traceparent} and {@code request-id}), so the trace survives the outbox: the relay puts them on
@@ -101,8 +99,8 @@ public final class OutboxWriter {
       insert.setString(7, attributes.isEmpty() ? null : Json.toText(attributes));
       insert.executeUpdate();
     }
-    if (activity.relayLeads() && AfterCommit.register(activity.doorbell())) {
-      return; // the relay of this process is rung once this transaction has committed
+    if (activity.relayPolling()) {
+      return;
     }
     // Identical notifications in one transaction are folded into one by PostgreSQL.
     try (PreparedStatement notify = connection.prepareStatement("SELECT pg_notify(?, '')")) {

@@ -15,11 +15,6 @@ public final class JdbcTransactions implements Transactions {
 
   @Override
   public <T> T inTransaction(SqlWork<T> work) {
-    // Each call is a transaction of its own (its own connection), so each collects for itself.
-    return AfterCommit.collect(() -> run(work));
-  }
-
-  private <T> T run(SqlWork<T> work) {
     try (Connection connection = dataSource.getConnection()) {
       connection.setAutoCommit(false);
       try {

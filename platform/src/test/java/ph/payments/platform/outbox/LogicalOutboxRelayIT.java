@@ -82,7 +82,14 @@ class LogicalOutboxRelayIT {
             bytes("{\"n\":1}"),
             Map.of(Envelope.ATTRIBUTE_MERCHANT_ID, "mer_1"));
     OutboxMessage doomed = OutboxMessage.of(topic, "pay_1", "test.doomed", bytes("{}"));
-    Fixtures.appendAndRollBack(transactions, writer, doomed);
+    assertThrows(
+        IllegalStateException.class,
+        () ->
+            transactions.inTransaction(
+                connection -> {
+                  writer.append(connection, doomed);
+                  throw new IllegalStateException("the state change failed");
+                }));
     write(committed);
 
     try (LogicalOutboxRelay relay = relay("committed", LogicalOutboxRelay.Probe.NONE).start()) {
