@@ -123,4 +123,19 @@ public final class Fixtures {
   }
 
   private Fixtures() {}
+
+  /** Appends {@code message} in a transaction whose state change then fails: it rolls back. */
+  public static void appendAndRollBack(
+      ph.payments.platform.tx.Transactions transactions,
+      OutboxWriter writer,
+      OutboxMessage message) {
+    org.junit.jupiter.api.Assertions.assertThrows(
+        IllegalStateException.class,
+        () ->
+            transactions.inTransaction(
+                connection -> {
+                  writer.append(connection, message);
+                  throw new IllegalStateException("the state change failed");
+                }));
+  }
 }

@@ -82,14 +82,7 @@ class LogicalOutboxRelayIT {
             bytes("{\"n\":1}"),
             Map.of(Envelope.ATTRIBUTE_MERCHANT_ID, "mer_1"));
     OutboxMessage doomed = OutboxMessage.of(topic, "pay_1", "test.doomed", bytes("{}"));
-    assertThrows(
-        IllegalStateException.class,
-        () ->
-            transactions.inTransaction(
-                connection -> {
-                  writer.append(connection, doomed);
-                  throw new IllegalStateException("the state change failed");
-                }));
+    Fixtures.appendAndRollBack(transactions, writer, doomed);
     write(committed);
 
     try (LogicalOutboxRelay relay = relay("committed", LogicalOutboxRelay.Probe.NONE).start()) {

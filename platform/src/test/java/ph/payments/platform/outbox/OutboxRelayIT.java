@@ -99,14 +99,7 @@ class OutboxRelayIT {
 
     try (OutboxRelay relay =
         Fixtures.relay(database.dataSource(), settings, OutboxRelay.Probe.NONE).start()) {
-      assertThrows(
-          IllegalStateException.class,
-          () ->
-              transactions.inTransaction(
-                  connection -> {
-                    writer.append(connection, doomed);
-                    throw new IllegalStateException("the state change failed");
-                  }));
+      Fixtures.appendAndRollBack(transactions, writer, doomed);
       write(settings, committed);
       await().atMost(Duration.ofSeconds(20)).until(() -> isPublished(committed.messageId()));
     }
