@@ -228,11 +228,17 @@ public class CommandBus {
   }
 
   /**
-   * Whether a request on this instance waits for the reply to {@code commandId}: lets a reader of
-   * other instances' replies skip one without parsing it.
+   * Hands the reply in a record of the reply topic to the requests waiting for it on this instance.
+   * Replies are keyed by their command id (CommandDispatcher), so one nobody here waits for (most,
+   * with several instances) is skipped without being parsed.
+   *
+   * @throws RuntimeException when {@code value} is not a reply
    */
-  public boolean isWaiting(String commandId) {
-    return waiting.containsKey(commandId);
+  public void complete(String key, byte[] value) {
+    if (key != null && !waiting.containsKey(key)) {
+      return;
+    }
+    complete(Json.fromBytes(value, CommandReply.class));
   }
 
   /** Hands a reply to the requests waiting for it on this instance, if any. */

@@ -128,13 +128,10 @@ final class ReplyListeners {
       }
     }
 
-    /** Hands the reply to a request of this instance waiting for it; parses only then. */
+    /** Hands the reply to a request of this instance waiting for it. */
     private void wake(ConsumerRecord<String, byte[]> record) {
-      if (record.key() != null && !bus.isWaiting(record.key())) {
-        return; // replies are keyed by their command id
-      }
       try {
-        bus.complete(Json.fromBytes(record.value(), CommandReply.class));
+        bus.complete(record.key(), record.value());
       } catch (RuntimeException unreadable) {
         // Nothing to wake: without a command id no request can be found.
       }

@@ -25,8 +25,6 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import ph.payments.contracts.Topics;
-import ph.payments.contracts.commands.CommandReply;
-import ph.payments.platform.json.Json;
 import ph.payments.platform.kafka.KafkaSecurity;
 
 /**
@@ -150,7 +148,7 @@ class ReplyWaker {
             continue;
           }
           for (ConsumerRecord<String, byte[]> record : consumer.poll(POLL)) {
-            wake(record);
+            bus.complete(record.key(), record.value());
           }
         } catch (WakeupException e) {
           // The recorder's partitions changed, or this is stopping: the loop looks again.
@@ -197,13 +195,5 @@ class ReplyWaker {
         .forEach(partition -> consumer.seek(partition, view.stoppedAt().get(partition)));
     LOG.debug("Reply waker reads {} (the recorder owns {})", rest, view.recorded());
     assignment = Set.copyOf(rest);
-  }
-
-  private void wake(ConsumerRecord<String, byte[]> record) {
-    // Replies are keyed by their command id (CommandDispatcher): most concern other instances.
-    if (record.key() != null && !bus.isWaiting(record.key())) {
-      return;
-    }
-    bus.complete(Json.fromBytes(record.value(), CommandReply.class));
   }
 }

@@ -1,5 +1,7 @@
 package ph.payments.platform.outbox;
 
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -20,6 +22,7 @@ import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import ph.payments.platform.ids.IdType;
 import ph.payments.platform.kafka.KafkaSettings;
+import ph.payments.platform.tx.Transactions;
 import ph.payments.testkit.TestKafka;
 
 /** Shared set-up of the outbox and inbox tests: the platform schema, relays and a reader. */
@@ -122,14 +125,10 @@ public final class Fixtures {
     org.junit.jupiter.api.Assertions.assertEquals(10, lastPerKey.size());
   }
 
-  private Fixtures() {}
-
   /** Appends {@code message} in a transaction whose state change then fails: it rolls back. */
   public static void appendAndRollBack(
-      ph.payments.platform.tx.Transactions transactions,
-      OutboxWriter writer,
-      OutboxMessage message) {
-    org.junit.jupiter.api.Assertions.assertThrows(
+      Transactions transactions, OutboxWriter writer, OutboxMessage message) {
+    assertThrows(
         IllegalStateException.class,
         () ->
             transactions.inTransaction(
@@ -138,4 +137,6 @@ public final class Fixtures {
                   throw new IllegalStateException("the state change failed");
                 }));
   }
+
+  private Fixtures() {}
 }
