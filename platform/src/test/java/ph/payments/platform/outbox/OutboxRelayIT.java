@@ -407,6 +407,80 @@ class OutboxRelayIT {
     assertTrue(exists(unpublishable.messageId()));
   }
 
+  /**
+   * The relay keeps one connection while it leads, and the outbox grows under it from a few rows to
+   * tens of thousands. A plan PostgreSQL cached for that connection while the table was small (a
+   * sequential scan) is never replaced where nothing analyzes the table (autovacuum off): every
+   * mark would then read the whole table, tens of milliseconds a pass once it is large.
+   */
+  @Test
+  void marksStayIndexLookupsAfterTheOutboxGrowsUnderTheRelay() throws Exception {
+    OutboxRelay.Settings settings = Fixtures.settings("growth");
+    String topic = Fixtures.uniqueTopic("growth");
+    OutboxWriter writer = new OutboxWriter(Clock.systemUTC(), settings.channel());
+    try (OutboxRelay relay =
+        Fixtures.relay(database.dataSource(), settings, OutboxRelay.Probe.NONE).start()) {
+      // Passes of one to four rows while the table is small: enough executions for the connection
+      // to prepare its statements and for PostgreSQL to settle on the plans it keeps.
+      for (int pass = 0; pass < 20; pass++) {
+        List<OutboxMessage> batch = new java.util.ArrayList<>();
+        for (int i = 0; i <= pass % 4; i++) {
+          batch.add(OutboxMessage.of(topic, "k" + i, "test.growth", bytes("{}")));
+        }
+        transactions.inTransaction(
+            connection -> {
+              for (OutboxMessage message : batch) {
+                writer.append(connection, message);
+              }
+              return null;
+            });
+        for (OutboxMessage message : batch) {
+          await().atMost(Duration.ofSeconds(20)).until(() -> isPublished(message.messageId()));
+        }
+      }
+      // Hours of traffic before a purge: 40,000 published rows of 1 KB (about 6,000 pages).
+      try (Connection connection = database.dataSource().getConnection()) {
+        connection
+            .createStatement()
+            .execute(
+                "INSERT INTO outbox (message_id, topic, message_key, message_type, payload,"
+                    + " created_at, published_at) SELECT 'msg_bulk_' || g, 'bulk', 'k',"
+                    + " 'test.bulk', convert_to(repeat('x', 1000), 'UTF8'), now(), now()"
+                    + " FROM generate_series(1, 40000) g");
+      }
+      // Statistics reach the views when each backend flushes them (within about a second).
+      await().atMost(Duration.ofSeconds(20)).until(() -> outboxStatistic("n_tup_ins") >= 40_000);
+      long updatesBefore = outboxStatistic("n_tup_upd");
+      long blocksBefore = outboxStatistic("heap_blks_read + heap_blks_hit");
+
+      OutboxMessage message = OutboxMessage.of(topic, "k", "test.growth", bytes("{}"));
+      write(settings, message);
+      await().atMost(Duration.ofSeconds(20)).until(() -> isPublished(message.messageId()));
+      await()
+          .atMost(Duration.ofSeconds(20))
+          .until(() -> outboxStatistic("n_tup_upd") > updatesBefore);
+      long blocks = outboxStatistic("heap_blks_read + heap_blks_hit") - blocksBefore;
+      // The write, the relay's read and mark, and this test's checks touch a few blocks each; a
+      // sequential scan reads all 6,000.
+      assertTrue(blocks < 1_000, "heap blocks read to publish one row: " + blocks);
+    }
+  }
+
+  private static long outboxStatistic(String expression) throws SQLException {
+    try (Connection connection = database.dataSource().getConnection();
+        ResultSet rs =
+            connection
+                .createStatement()
+                .executeQuery(
+                    "SELECT "
+                        + expression
+                        + " FROM pg_stat_user_tables JOIN pg_statio_user_tables USING (relid)"
+                        + " WHERE pg_stat_user_tables.relname = 'outbox'")) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+
   private static void write(OutboxRelay.Settings settings, OutboxMessage message) {
     OutboxWriter writer = new OutboxWriter(Clock.systemUTC(), settings.channel());
     transactions.inTransaction(
