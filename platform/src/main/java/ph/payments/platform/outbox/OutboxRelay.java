@@ -24,10 +24,10 @@ import javax.sql.DataSource;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.postgresql.PGConnection;
-import org.postgresql.PGStatement;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import ph.payments.contracts.Envelope;
+import ph.payments.platform.tx.Statements;
 
 /**
  * Publishes committed outbox rows to Kafka, in id order, at least once.
@@ -68,6 +68,9 @@ public final class OutboxRelay implements AutoCloseable {
   /** The pause between passes while polling (a notification ends it early). */
   static final Duration POLL_INTERVAL = Duration.ofMillis(2);
 
+  // The poll stays prepared (it runs hundreds of times a second, and the partial index that holds
+  // exactly the pending rows is its plan at any size); the marks and the purge are planned at each
+  // execution (Statements.plannedEachTime).
   private static final String SELECT_PENDING =
       "SELECT id, message_id, topic, message_key, message_type, payload, created_at, attributes,"
           + " attempts, last_attempt_at FROM outbox WHERE published_at IS NULL ORDER BY id LIMIT ?";
@@ -469,7 +472,7 @@ public final class OutboxRelay implements AutoCloseable {
       return;
     }
     Timestamp now = Timestamp.from(clock.instant());
-    try (PreparedStatement mark = plannedEachTime(MARK_PUBLISHED)) {
+    try (PreparedStatement mark = Statements.plannedEachTime(leaderConnection, MARK_PUBLISHED)) {
       Array idArray = leaderConnection.createArrayOf("bigint", ids.toArray());
       mark.setTimestamp(1, now);
       mark.setTimestamp(2, now);
@@ -483,7 +486,7 @@ public final class OutboxRelay implements AutoCloseable {
       return;
     }
     Timestamp now = Timestamp.from(clock.instant());
-    try (PreparedStatement mark = plannedEachTime(MARK_FAILED)) {
+    try (PreparedStatement mark = Statements.plannedEachTime(leaderConnection, MARK_FAILED)) {
       for (Map.Entry<Long, String> failure : failures.entrySet()) {
         mark.setTimestamp(1, now);
         mark.setString(2, abbreviate(failure.getValue()));
@@ -500,29 +503,13 @@ public final class OutboxRelay implements AutoCloseable {
       return;
     }
     nextPurge = now.plus(Duration.ofMinutes(1));
-    try (PreparedStatement purge = plannedEachTime(PURGE)) {
+    try (PreparedStatement purge = Statements.plannedEachTime(leaderConnection, PURGE)) {
       purge.setTimestamp(1, Timestamp.from(now.minus(settings.purgeAfter())));
       int purged = purge.executeUpdate();
       if (purged > 0) {
         log.debug("outbox relay {} purged {} published rows", settings.name(), purged);
       }
     }
-  }
-
-  /**
-   * A statement PostgreSQL plans at each execution, for its parameters and the table as it is then,
-   * instead of preparing it on the connection. The leader's connection lives as long as it leads
-   * and the outbox grows under it from a few rows to hundreds of thousands: a generic plan cached
-   * while the table was small (a sequential scan) is only replaced when an {@code ANALYZE}
-   * invalidates it, and where none runs (autovacuum off) every mark would read the whole table.
-   * Planning costs about 0.1 ms, once a pass that found rows. The poll's {@link #SELECT_PENDING}
-   * stays prepared: it runs hundreds of times a second, and the partial index that holds exactly
-   * the pending rows is its plan at any size.
-   */
-  private PreparedStatement plannedEachTime(String sql) throws SQLException {
-    PreparedStatement statement = leaderConnection.prepareStatement(sql);
-    statement.unwrap(PGStatement.class).setPrepareThreshold(0);
-    return statement;
   }
 
   private void awaitNotification(Duration timeout) throws SQLException {

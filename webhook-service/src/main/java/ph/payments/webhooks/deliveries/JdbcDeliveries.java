@@ -18,6 +18,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import ph.payments.platform.tracing.MessageContext;
 import ph.payments.platform.tracing.RequestIds;
 import ph.payments.platform.tracing.Tracing;
+import ph.payments.platform.tx.Statements;
 import ph.payments.platform.tx.Transactions;
 import ph.payments.webhooks.WebhookSettings;
 
@@ -310,8 +311,11 @@ public class JdbcDeliveries {
   /** The work of several deliveries in one read, by delivery id (missing ones left out). */
   public Map<Long, Work> works(Connection connection, List<Long> ids) throws SQLException {
     Map<Long, Work> works = new HashMap<>();
+    // Planned each time: a hash join of two sequential scans, cached while both tables were
+    // small, would read every delivery and every event for each batch.
     try (PreparedStatement select =
-        connection.prepareStatement(
+        Statements.plannedEachTime(
+            connection,
             "SELECT d.id, d.merchant_id, d.environment, d.endpoint_id, d.override_url, d.event_id,"
                 + " d.event_type, v.body, d.status, d.lease_token, v.traceparent, v.request_id"
                 + " FROM webhook_deliveries d"
