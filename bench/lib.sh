@@ -208,7 +208,9 @@ bench_machine() {
   local cpu memory pg jdk
   cpu="$(grep -m1 '^model name' /proc/cpuinfo | sed 's/^[^:]*: *//')"
   memory="$(awk '/^MemTotal:/ {printf "%.0f", $2 / 1048576}' /proc/meminfo)"
-  pg="$(bench_psql -d postgres -Atc 'show server_version' 2>/dev/null | awk '{print $1}')"
+  # With autovacuum off (our CI machines) nothing analyzes the growing tables (docs/runbook.md).
+  pg="$(bench_psql -d postgres -Atc "select split_part(current_setting('server_version'), ' ', 1)
+    || ', autovacuum ' || current_setting('autovacuum')" 2>/dev/null)"
   jdk="$("${BENCH_JAVA:-java}" -XshowSettings:properties -version 2>&1 |
     sed -n 's/^ *java\.runtime\.version = //p')"
   printf '%s cores (%s), %s GiB RAM, %s; PostgreSQL %s; JDK %s (%s)' "$(nproc)" "${cpu:-unknown CPU}" \
