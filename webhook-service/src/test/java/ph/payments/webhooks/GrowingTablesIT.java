@@ -9,11 +9,14 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import ph.payments.testkit.TestDatabase;
+import ph.payments.webhooks.deliveries.DeliveryScheduler;
 import ph.payments.webhooks.deliveries.JdbcDeliveries;
+import ph.payments.webhooks.deliveries.Reservations;
 import ph.payments.webhooks.support.WebhookServiceTest;
 
 /**
@@ -26,18 +29,19 @@ import ph.payments.webhooks.support.WebhookServiceTest;
 class GrowingTablesIT extends WebhookServiceTest {
 
   @Inject JdbcDeliveries deliveries;
+  @Inject DeliveryScheduler scheduler;
 
   @Test
   void aBatchReadsOnlyItsOwnRowsAfterTheTablesGrewUnderTheConnection() throws Exception {
     TestDatabase database = TestDatabase.forClass(getClass());
     try (Connection connection = database.dataSource().getConnection()) {
-      List<Long> batch = insert(connection, "small", 4);
+      List<Long> batch = insert(connection, "small", 4, 1000, false);
       // Enough executions for the driver to prepare the read and PostgreSQL to settle on a plan.
       for (int i = 0; i < 12; i++) {
         assertEquals(4, deliveries.works(connection, batch).size());
       }
       // 20,000 events of 1 KB and their deliveries: about 3,000 pages.
-      insert(connection, "bulk", 20_000);
+      insert(connection, "bulk", 20_000, 1000, false);
 
       long before = heapBlocksRead(connection);
       assertEquals(4, deliveries.works(connection, batch).size());
@@ -46,28 +50,86 @@ class GrowingTablesIT extends WebhookServiceTest {
     }
   }
 
-  private static List<Long> insert(Connection connection, String prefix, int count)
+  /**
+   * A receiver at its limit with thousands of deliveries due must not cost every claim a read of
+   * them: claims run each time an attempt ends, hundreds of times a second under load.
+   */
+  @Test
+  void aClaimPassesOverTheBacklogOfATargetAtItsLimitWithoutReadingIt() throws Exception {
+    TestDatabase database = TestDatabase.forClass(getClass());
+    try (Connection connection = database.dataSource().getConnection();
+        Connection holder = database.dataSource().getConnection()) {
+      insert(connection, "slow", 16, 2, true);
+      insert(connection, "other", 1, 2, true);
+      // Another transaction holds every due delivery locked: claims read them and lease none (nor
+      // does the service's own scheduler).
+      holder.setAutoCommit(false);
+      lockDue(holder);
+      List<String> busy = List.of("url:slow.example:443");
+      for (int i = 0; i < 12; i++) {
+        assertEquals(List.of(), claim(connection, busy));
+      }
+      // 20,000 more due for the busy target: about 500 pages, read whole by a claim that passes
+      // over them one by one; a handful of blocks by one that skips the target.
+      insert(connection, "slow", 20_000, 2, true);
+      lockDue(holder);
+
+      long before = heapBlocksRead(connection);
+      assertEquals(List.of(), claim(connection, busy));
+      long blocks = heapBlocksRead(connection) - before;
+      assertTrue(blocks < 100, "heap blocks read by a claim: " + blocks);
+      holder.rollback();
+    }
+  }
+
+  private List<JdbcDeliveries.Claim> claim(Connection connection, List<String> busy)
       throws SQLException {
-    try (PreparedStatement events =
-            connection.prepareStatement(
-                "INSERT INTO webhook_events (id, merchant_id, environment, type, body, received_at)"
-                    + " SELECT 'evt_' || ? || g, 'mer_growth', 'test', 'payment.succeeded',"
-                    + " convert_to(repeat('x', 1000), 'UTF8'), now()"
-                    + " FROM generate_series(1, ?) g");
-        PreparedStatement deliveries =
-            connection.prepareStatement(
-                "INSERT INTO webhook_deliveries (merchant_id, environment, override_url, target,"
-                    + " event_id, event_type, status, created_at, completed_at)"
-                    + " SELECT 'mer_growth', 'test', 'https://example.com/hook',"
-                    + " 'url:example.com:443', 'evt_' || ? || g, 'payment.succeeded',"
-                    + " 'succeeded', now(), now() FROM generate_series(1, ?) g RETURNING id")) {
-      events.setString(1, prefix);
-      events.setInt(2, count);
-      events.executeUpdate();
-      deliveries.setString(1, prefix);
-      deliveries.setInt(2, count);
+    Reservations slots = new Reservations(scheduler);
+    connection.setAutoCommit(false);
+    try {
+      return deliveries.claim(connection, Instant.now(), 64, busy, slots);
+    } finally {
+      connection.rollback();
+      connection.setAutoCommit(true);
+      slots.rolledBack();
+    }
+  }
+
+  private static void lockDue(Connection holder) throws SQLException {
+    holder
+        .createStatement()
+        .execute("SELECT id FROM webhook_deliveries WHERE status = 'pending' FOR UPDATE");
+  }
+
+  /**
+   * {@code count} events of {@code bodyBytes} bytes, each with one delivery to {@code host}: due a
+   * minute ago, or succeeded.
+   */
+  private static List<Long> insert(
+      Connection connection, String host, int count, int bodyBytes, boolean due)
+      throws SQLException {
+    try (PreparedStatement insert =
+        connection.prepareStatement(
+            "WITH v AS (INSERT INTO webhook_events (id, merchant_id, environment, type, body,"
+                + " received_at) SELECT 'evt_' || gen_random_uuid(), 'mer_growth', 'test',"
+                + " 'payment.succeeded', convert_to(repeat('x', ?), 'UTF8'), now()"
+                + " FROM generate_series(1, ?) RETURNING id)"
+                + " INSERT INTO webhook_deliveries (merchant_id, environment, override_url, target,"
+                + " event_id, event_type, status, next_attempt_at, created_at, completed_at)"
+                + " SELECT 'mer_growth', 'test', 'https://' || ? || '.example/hook',"
+                + " 'url:' || ? || '.example:443', v.id, 'payment.succeeded',"
+                + " CASE WHEN ? THEN 'pending' ELSE 'succeeded' END,"
+                + " CASE WHEN ? THEN now() - interval '1 minute' END, now(),"
+                + " CASE WHEN ? THEN NULL ELSE now() END FROM v RETURNING id")) {
+      insert.setInt(1, bodyBytes);
+      insert.setInt(2, count);
+      insert.setString(3, host);
+      insert.setString(4, host);
+      insert.setBoolean(5, due);
+      insert.setBoolean(6, due);
+      insert.setBoolean(7, due);
       List<Long> ids = new ArrayList<>();
-      try (ResultSet rs = deliveries.executeQuery()) {
+      try (ResultSet rs = insert.executeQuery()) {
         while (rs.next()) {
           ids.add(rs.getLong(1));
         }

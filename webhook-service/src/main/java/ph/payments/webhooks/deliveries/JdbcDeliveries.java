@@ -206,6 +206,28 @@ public class JdbcDeliveries {
 
   // ------------------------------------------------------------------ claiming and recording
 
+  /**
+   * The due deliveries of the targets not at their limit, oldest due first. {@code heads} walks the
+   * targets that have pending deliveries, one descent of {@code webhook_deliveries_target_due_idx}
+   * each, with each target's earliest; only the targets due and not busy are read further, at most
+   * {@code capacity} rows each. A target at its limit with thousands due costs one descent, where
+   * reading all due deliveries in order and passing over its own cost all of them, on every claim.
+   */
+  private static final String CLAIM_CANDIDATES =
+      "WITH RECURSIVE heads (target, next_attempt_at) AS ("
+          + " (SELECT target, next_attempt_at FROM webhook_deliveries WHERE status = 'pending'"
+          + " ORDER BY target, next_attempt_at LIMIT 1)"
+          + " UNION ALL SELECT n.target, n.next_attempt_at FROM heads h CROSS JOIN LATERAL"
+          + " (SELECT target, next_attempt_at FROM webhook_deliveries"
+          + " WHERE status = 'pending' AND target > h.target"
+          + " ORDER BY target, next_attempt_at LIMIT 1) n)"
+          + " SELECT d.id, d.target FROM heads h CROSS JOIN LATERAL"
+          + " (SELECT id, target, next_attempt_at FROM webhook_deliveries"
+          + " WHERE status = 'pending' AND target = h.target AND next_attempt_at <= ?"
+          + " ORDER BY next_attempt_at, id LIMIT ?) d"
+          + " WHERE h.next_attempt_at <= ? AND NOT (h.target = ANY (?))"
+          + " ORDER BY d.next_attempt_at, d.id LIMIT ?";
+
   /** A claimed delivery: run it, then record under {@code leaseToken}. */
   public record Claim(long id, String target, long leaseToken) {}
 
@@ -228,16 +250,14 @@ public class JdbcDeliveries {
     List<Long> ids = new ArrayList<>();
     List<String> targets = new ArrayList<>();
     // Candidates are read without locks: a FOR UPDATE here would lock (and write a WAL record for)
-    // every row read, most of them only to be passed over for targets at their limit.
-    try (PreparedStatement select =
-        connection.prepareStatement(
-            "SELECT id, target FROM webhook_deliveries WHERE status = 'pending'"
-                + " AND next_attempt_at <= ? AND NOT (target = ANY (?))"
-                + " ORDER BY next_attempt_at, id LIMIT ?")) {
-      select.setTimestamp(1, Timestamp.from(now));
-      select.setArray(2, connection.createArrayOf("text", busyTargets.toArray()));
-      // Read further than the capacity, past deliveries of targets already at their limit.
-      select.setInt(3, Math.min(capacity * 4, 1000));
+    // every row read, some only to be passed over for targets that reach their limit meanwhile.
+    try (PreparedStatement select = connection.prepareStatement(CLAIM_CANDIDATES)) {
+      Timestamp due = Timestamp.from(now);
+      select.setTimestamp(1, due);
+      select.setInt(2, capacity);
+      select.setTimestamp(3, due);
+      select.setArray(4, connection.createArrayOf("text", busyTargets.toArray()));
+      select.setInt(5, Math.min(capacity * 4, 1000));
       try (ResultSet rs = select.executeQuery()) {
         while (rs.next() && ids.size() < capacity) {
           String target = rs.getString(2);
