@@ -34,6 +34,13 @@ import ph.payments.webhooks.WebhookSettings;
  * it (the receiver may then see the same {@code X-Service-Delivery} twice; it is at-least-once). A
  * delivery handed off by the event consumer is created already leased the same way ({@link
  * #insertForEndpoint}), so it needs no claim and comes back just as well.
+ *
+ * <p><b>Plans.</b> The statements of claiming, attempting and recording are planned at each
+ * execution ({@link Statements#plannedEachTime}): the queue grows from empty to tens of thousands
+ * of due rows under connections that live half an hour, and the generic plans PostgreSQL cached
+ * while it was small read the whole queue by a partial index where the primary key finds one row
+ * (the lease, the record of an attempt) or the first entry of {@code next_attempt_at} answers
+ * ({@link #nextDue}). Without an {@code ANALYZE} (autovacuum off) nothing replaced them.
  */
 @Singleton
 public class JdbcDeliveries {
@@ -251,7 +258,7 @@ public class JdbcDeliveries {
     List<String> targets = new ArrayList<>();
     // Candidates are read without locks: a FOR UPDATE here would lock (and write a WAL record for)
     // every row read, some only to be passed over for targets that reach their limit meanwhile.
-    try (PreparedStatement select = connection.prepareStatement(CLAIM_CANDIDATES)) {
+    try (PreparedStatement select = Statements.plannedEachTime(connection, CLAIM_CANDIDATES)) {
       Timestamp due = Timestamp.from(now);
       select.setTimestamp(1, due);
       select.setInt(2, capacity);
@@ -280,7 +287,8 @@ public class JdbcDeliveries {
     }
     List<Long> chosen = new ArrayList<>(ids.size());
     try (PreparedStatement lease =
-        connection.prepareStatement(
+        Statements.plannedEachTime(
+            connection,
             "UPDATE webhook_deliveries SET next_attempt_at = ?, lease_token = ? WHERE id IN"
                 + " (SELECT id FROM webhook_deliveries WHERE id = ANY (?) AND status = 'pending'"
                 + " AND next_attempt_at <= ? ORDER BY id FOR UPDATE SKIP LOCKED) RETURNING id")) {
@@ -398,7 +406,8 @@ public class JdbcDeliveries {
     int retriesUsed;
     Long currentToken;
     try (PreparedStatement select =
-        connection.prepareStatement(
+        Statements.plannedEachTime(
+            connection,
             "SELECT status, attempt_count, retries_used, lease_token FROM webhook_deliveries"
                 + " WHERE id = ? FOR UPDATE")) {
       select.setLong(1, id);
@@ -420,7 +429,8 @@ public class JdbcDeliveries {
         status == DeliveryStatus.PENDING && currentToken != null && currentToken == leaseToken;
     if (!current) {
       try (PreparedStatement update =
-          connection.prepareStatement(
+          Statements.plannedEachTime(
+              connection,
               "UPDATE webhook_deliveries SET attempt_count = ?, last_status_code = ?,"
                   + " last_error = ?, last_attempt_at = ? WHERE id = ?")) {
         update.setInt(1, attemptNumber);
@@ -458,7 +468,8 @@ public class JdbcDeliveries {
       }
     }
     try (PreparedStatement update =
-        connection.prepareStatement(
+        Statements.plannedEachTime(
+            connection,
             "UPDATE webhook_deliveries SET status = ?, attempt_count = ?, retries_used = ?,"
                 + " next_attempt_at = ?, lease_token = NULL, last_status_code = ?,"
                 + " last_error = ?, last_attempt_at = ?, completed_at = ? WHERE id = ?")) {
@@ -484,7 +495,8 @@ public class JdbcDeliveries {
       Connection connection, long id, long leaseToken, String reason, Instant now)
       throws SQLException {
     try (PreparedStatement update =
-        connection.prepareStatement(
+        Statements.plannedEachTime(
+            connection,
             "UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL,"
                 + " lease_token = NULL, last_error = ?, completed_at = ?"
                 + " WHERE id = ? AND status = 'pending' AND lease_token = ?")) {
@@ -500,7 +512,8 @@ public class JdbcDeliveries {
   public int failPendingOfEndpoint(
       Connection connection, String endpointId, String reason, Instant now) throws SQLException {
     try (PreparedStatement update =
-        connection.prepareStatement(
+        Statements.plannedEachTime(
+            connection,
             "UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL,"
                 + " lease_token = NULL, last_error = ?, completed_at = ?"
                 + " WHERE endpoint_id = ? AND status = 'pending'")) {
@@ -519,7 +532,8 @@ public class JdbcDeliveries {
    */
   public boolean replay(Connection connection, long id, Instant now) throws SQLException {
     try (PreparedStatement update =
-        connection.prepareStatement(
+        Statements.plannedEachTime(
+            connection,
             "UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ?,"
                 + " retries_used = 0, lease_token = NULL, completed_at = NULL"
                 + " WHERE id = ? AND status = 'failed'")) {
@@ -532,7 +546,8 @@ public class JdbcDeliveries {
   /** The soonest {@code next_attempt_at} of a pending delivery, leased ones included. */
   public Optional<Instant> nextDue(Connection connection) throws SQLException {
     try (PreparedStatement select =
-            connection.prepareStatement(
+            Statements.plannedEachTime(
+                connection,
                 "SELECT min(next_attempt_at) FROM webhook_deliveries WHERE status = 'pending'");
         ResultSet rs = select.executeQuery()) {
       rs.next();
@@ -556,7 +571,8 @@ public class JdbcDeliveries {
       Instant now)
       throws SQLException {
     try (PreparedStatement succeed =
-        connection.prepareStatement(
+        Statements.plannedEachTime(
+            connection,
             "WITH ended AS (UPDATE webhook_deliveries SET status = 'succeeded',"
                 + " attempt_count = attempt_count + 1, next_attempt_at = NULL, lease_token = NULL,"
                 + " last_status_code = ?, last_error = NULL, last_attempt_at = ?, completed_at = ?"
