@@ -112,6 +112,10 @@ public final class WebhookBench {
           helpers.latencies.p99(),
           helpers.latencies.max());
 
+      if (backlog <= 0) {
+        table.print(); // no backlog asked for: latencies only
+        return;
+      }
       Throughput throughput =
           throughput(writer, receiver, webhooksJdbc, paymentsJdbc, endpoint, backlog);
       table
