@@ -112,38 +112,36 @@ public final class WebhookBench {
           helpers.latencies.p99(),
           helpers.latencies.max());
 
-      if (backlog <= 0) {
-        table.print(); // no backlog asked for: latencies only
-        return;
+      if (backlog > 0) { // none asked for: latencies only
+        Throughput throughput =
+            throughput(writer, receiver, webhooksJdbc, paymentsJdbc, endpoint, backlog);
+        table
+            .gap()
+            .header("backlog", "stage", "events/s", "seconds")
+            .row(
+                backlog,
+                "relay: outbox rows published (first written → last published)",
+                throughput.relayRate,
+                throughput.relaySeconds)
+            .row(
+                backlog,
+                "webhook-service consumer: deliveries created",
+                throughput.consumerRate,
+                throughput.consumerSeconds)
+            .row(
+                backlog,
+                "**delivery to the receiver, all pending at the start**",
+                throughput.deliveryRate,
+                throughput.deliverySeconds);
+        table.note(
+            String.format(
+                Locale.ROOT,
+                "Backlog delivered: %d of %d events; %d deliveries arrived in all (duplicates"
+                    + " included).",
+                throughput.arrived,
+                backlog,
+                throughput.deliveries));
       }
-      Throughput throughput =
-          throughput(writer, receiver, webhooksJdbc, paymentsJdbc, endpoint, backlog);
-      table
-          .gap()
-          .header("backlog", "stage", "events/s", "seconds")
-          .row(
-              backlog,
-              "relay: outbox rows published (first written → last published)",
-              throughput.relayRate,
-              throughput.relaySeconds)
-          .row(
-              backlog,
-              "webhook-service consumer: deliveries created",
-              throughput.consumerRate,
-              throughput.consumerSeconds)
-          .row(
-              backlog,
-              "**delivery to the receiver, all pending at the start**",
-              throughput.deliveryRate,
-              throughput.deliverySeconds);
-      table.note(
-          String.format(
-              Locale.ROOT,
-              "Backlog delivered: %d of %d events; %d deliveries arrived in all (duplicates"
-                  + " included).",
-              throughput.arrived,
-              backlog,
-              throughput.deliveries));
     }
     table.print();
   }

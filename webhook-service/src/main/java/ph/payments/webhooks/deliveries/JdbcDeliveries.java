@@ -339,8 +339,6 @@ public class JdbcDeliveries {
   /** The work of several deliveries in one read, by delivery id (missing ones left out). */
   public Map<Long, Work> works(Connection connection, List<Long> ids) throws SQLException {
     Map<Long, Work> works = new HashMap<>();
-    // Planned each time: a hash join of two sequential scans, cached while both tables were
-    // small, would read every delivery and every event for each batch.
     try (PreparedStatement select =
         Statements.plannedEachTime(
             connection,
