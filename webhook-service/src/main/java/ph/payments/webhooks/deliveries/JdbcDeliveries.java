@@ -217,8 +217,9 @@ public class JdbcDeliveries {
    * The due deliveries of the targets not at their limit, oldest due first. {@code heads} walks the
    * targets that have pending deliveries, one descent of {@code webhook_deliveries_target_due_idx}
    * each, with each target's earliest; only the targets due and not busy are read further, at most
-   * {@code capacity} rows each. A target at its limit with thousands due costs one descent, where
-   * reading all due deliveries in order and passing over its own cost all of them, on every claim.
+   * as many rows each as a target may run at once. A target at its limit with thousands due costs
+   * one descent, where reading all due deliveries in order and passing over its own cost all of
+   * them, on every claim.
    */
   private static final String CLAIM_CANDIDATES =
       "WITH RECURSIVE heads (target, next_attempt_at) AS ("
@@ -261,7 +262,7 @@ public class JdbcDeliveries {
     try (PreparedStatement select = Statements.plannedEachTime(connection, CLAIM_CANDIDATES)) {
       Timestamp due = Timestamp.from(now);
       select.setTimestamp(1, due);
-      select.setInt(2, capacity);
+      select.setInt(2, Math.min(capacity, settings.perTarget())); // no target takes more
       select.setTimestamp(3, due);
       select.setArray(4, connection.createArrayOf("text", busyTargets.toArray()));
       select.setInt(5, Math.min(capacity * 4, 1000));
@@ -285,21 +286,17 @@ public class JdbcDeliveries {
     for (int i = 0; i < ids.size(); i++) {
       targetOf.put(ids.get(i), targets.get(i));
     }
-    List<Long> chosen = new ArrayList<>(ids.size());
-    try (PreparedStatement lease =
-        Statements.plannedEachTime(
-            connection,
-            "UPDATE webhook_deliveries SET next_attempt_at = ?, lease_token = ? WHERE id IN"
-                + " (SELECT id FROM webhook_deliveries WHERE id = ANY (?) AND status = 'pending'"
-                + " AND next_attempt_at <= ? ORDER BY id FOR UPDATE SKIP LOCKED) RETURNING id")) {
-      lease.setTimestamp(1, Timestamp.from(now.plus(settings.lease())));
-      lease.setLong(2, token);
-      lease.setArray(3, connection.createArrayOf("bigint", ids.toArray(Long[]::new)));
-      lease.setTimestamp(4, Timestamp.from(now));
-      try (ResultSet rs = lease.executeQuery()) {
-        while (rs.next()) {
-          chosen.add(rs.getLong(1));
-        }
+    List<Long> chosen = lockStillDue(connection, ids, now);
+    if (!chosen.isEmpty()) {
+      try (PreparedStatement lease =
+          Statements.plannedEachTime(
+              connection,
+              "UPDATE webhook_deliveries SET next_attempt_at = ?, lease_token = ?"
+                  + " WHERE id = ANY (?)")) {
+        lease.setTimestamp(1, Timestamp.from(now.plus(settings.lease())));
+        lease.setLong(2, token);
+        lease.setArray(3, connection.createArrayOf("bigint", chosen.toArray(Long[]::new)));
+        lease.executeUpdate();
       }
     }
     for (long id : ids) {
@@ -314,6 +311,38 @@ public class JdbcDeliveries {
       claims.add(new Claim(id, targetOf.get(id), token));
     }
     return claims;
+  }
+
+  /**
+   * Locks those of {@code ids} that nobody else holds and keeps the ones still pending and due, in
+   * id order (the order every claim locks in). The rows are found by id alone and checked after the
+   * lock: with due-ness in the statement, a planner without statistics (nothing analyzes the queue
+   * where autovacuum is off) guesses that {@code next_attempt_at <= ?} keeps a third of the queue
+   * and reads every due row through the partial index instead of a few primary-key lookups. A row
+   * locked here but no longer due (another instance leased it meanwhile) stays locked only until
+   * this transaction ends, and nothing is written to it.
+   */
+  private static List<Long> lockStillDue(Connection connection, List<Long> ids, Instant now)
+      throws SQLException {
+    List<Long> due = new ArrayList<>(ids.size());
+    try (PreparedStatement lock =
+        Statements.plannedEachTime(
+            connection,
+            "SELECT id, status, next_attempt_at FROM webhook_deliveries WHERE id = ANY (?)"
+                + " ORDER BY id FOR UPDATE SKIP LOCKED")) {
+      lock.setArray(1, connection.createArrayOf("bigint", ids.toArray(Long[]::new)));
+      try (ResultSet rs = lock.executeQuery()) {
+        while (rs.next()) {
+          Timestamp nextAttemptAt = rs.getTimestamp(3);
+          if (DeliveryStatus.PENDING.wire().equals(rs.getString(2))
+              && nextAttemptAt != null
+              && !nextAttemptAt.toInstant().isAfter(now)) {
+            due.add(rs.getLong(1));
+          }
+        }
+      }
+    }
+    return due;
   }
 
   /**
