@@ -111,45 +111,6 @@ class HandOffIT extends WebhookServiceTest {
   }
 
   /**
-   * A receiver's backlog: the target's slots are held by hanging attempts while more deliveries
-   * arrive and wait. Each finished attempt leases the next due delivery in the transaction that
-   * records it and runs it on its slot, so the backlog needs no claim; each is attempted once.
-   */
-  @Test
-  void aFinishedAttemptTakesItsTargetsNextDueDeliveryOnItsSlot() throws Exception {
-    int backlog = 6;
-    try (Receiver receiver =
-        Receiver.start(
-            (i, r) ->
-                i < PER_TARGET
-                    ? Receiver.Response.hang(Duration.ofMillis(2500))
-                    : Receiver.Response.status(200))) {
-      String merchant = merchant();
-      createEndpoint(merchant, "test", receiver.url());
-      long chainedBefore = scheduler.chained();
-      List<Events.Event> sent = new ArrayList<>();
-      for (int i = 0; i < PER_TARGET + backlog; i++) {
-        sent.add(events().send(merchant, Events.payment("payment.succeeded", "test")));
-      }
-      await().atMost(PATIENCE).until(() -> rowsOf(sent).size() == PER_TARGET + backlog);
-      assertEquals(PER_TARGET, receiver.count(), "the backlog waits while the slots hang");
-
-      await()
-          .atMost(PATIENCE)
-          .until(() -> rowsOf(sent).stream().allMatch(row -> row.status().equals("succeeded")));
-      assertEquals(
-          backlog,
-          scheduler.chained() - chainedBefore,
-          "each waiting delivery was leased by the attempt that finished before it");
-      List<Long> delivered =
-          receiver.received().stream().map(Receiver.Received::deliveryId).sorted().toList();
-      assertEquals(
-          rowsOf(sent).stream().map(Row::id).sorted().toList(), delivered, "each attempted once");
-      await().atMost(PATIENCE).until(() -> scheduler.inFlight() == 0);
-    }
-  }
-
-  /**
    * The second event's fan-out fails twice after leasing its delivery (a trigger raises), so its
    * transaction rolls back: with the first event in the same poll, the batch rolls back and is
    * applied again one by one. The rolled-back leases must start nothing and keep no slot: the

@@ -18,7 +18,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import ph.payments.platform.tracing.Tracing;
@@ -99,13 +98,8 @@ public class DeliveryAttempts {
   /**
    * Runs a prepared attempt; failures of the database are left to the lease. The attempt is a span
    * in the trace its event arrived in, with that request id in the MDC (docs/tracing.md).
-   *
-   * @param takeNext asked in the transaction that records the attempt whether its slot may go on to
-   *     the target's next due delivery
-   * @return that next delivery, leased and prepared in the same transaction, to run on the same
-   *     slot; empty when none was due or {@code takeNext} said no
    */
-  public Optional<Prepared> run(Prepared prepared, BooleanSupplier takeNext) {
+  public void run(Prepared prepared) {
     JdbcDeliveries.Work work = prepared.work();
     Span span =
         Tracing.tracer()
@@ -122,24 +116,20 @@ public class DeliveryAttempts {
     }
     Map<String, String> previousMdc = Tracing.putMdc(span, work.requestId());
     try (Scope ignored = span.makeCurrent()) {
-      Attempted attempted = attempt(prepared, takeNext);
-      AttemptOutcome outcome = attempted.outcome();
+      AttemptOutcome outcome = attempt(prepared);
       if (outcome.statusCode() != null) {
         span.setAttribute("http.response.status_code", (long) outcome.statusCode());
       }
       if (!outcome.succeeded()) {
         span.setStatus(StatusCode.ERROR, String.valueOf(outcome.error()));
       }
-      return attempted.next();
     } finally {
       Tracing.restoreMdc(previousMdc);
       span.end();
     }
   }
 
-  private record Attempted(AttemptOutcome outcome, Optional<Prepared> next) {}
-
-  private Attempted attempt(Prepared prepared, BooleanSupplier takeNext) {
+  private AttemptOutcome attempt(Prepared prepared) {
     JdbcDeliveries.Claim claim = prepared.claim();
     JdbcDeliveries.Work work = prepared.work();
     Instant attemptedAt = clock.instant();
@@ -150,29 +140,17 @@ public class DeliveryAttempts {
         sender.send(
             new WebhookSender.Request(
                 prepared.url(), work.body(), work.eventType(), work.id(), signature));
-    List<Prepared> next = new ArrayList<>(1);
     JdbcDeliveries.Recorded recorded =
         transactions.inTransaction(
-            c -> {
-              next.clear();
-              JdbcDeliveries.Recorded done =
-                  deliveries.record(
-                      c,
-                      work.id(),
-                      claim.leaseToken(),
-                      prepared.url(),
-                      attemptedAt,
-                      outcome,
-                      clock.instant());
-              if (takeNext.getAsBoolean()) {
-                Optional<JdbcDeliveries.Claim> successor =
-                    deliveries.claimNext(c, claim.target(), clock.instant());
-                if (successor.isPresent()) {
-                  next.addAll(prepare(c, List.of(successor.get())));
-                }
-              }
-              return done;
-            });
+            c ->
+                deliveries.record(
+                    c,
+                    work.id(),
+                    claim.leaseToken(),
+                    prepared.url(),
+                    attemptedAt,
+                    outcome,
+                    clock.instant()));
     measure(outcome);
     if (outcome.succeeded()) {
       log.debug(
@@ -195,7 +173,7 @@ public class DeliveryAttempts {
               ? "next attempt at " + recorded.nextAttemptAt()
               : recorded.status().wire());
     }
-    return new Attempted(outcome, next.stream().findFirst());
+    return outcome;
   }
 
   /**

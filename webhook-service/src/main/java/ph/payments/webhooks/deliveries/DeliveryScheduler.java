@@ -21,7 +21,6 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import org.postgresql.PGConnection;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -48,12 +47,6 @@ import ph.payments.webhooks.WebhookSettings;
  * #dispatch dispatches} them once it commits: a new event's first attempt needs no claim. Only
  * deliveries without a slot wait in the queue for a claim.
  *
- * <p><b>Successors.</b> A finished attempt leases its target's next due delivery in the transaction
- * that records it and runs it on the same slot, as long as the instance has slots to spare (when
- * they are all taken, the slot goes back to the scheduler, which serves the oldest due of any
- * target). Under a backlog an attempt then costs one transaction instead of two (a claim and a
- * record) and no wake-up of the scheduler.
- *
  * <p><b>Fast path.</b> A transaction that makes a delivery due also notifies {@value
  * JdbcDeliveries#CHANNEL}; PostgreSQL delivers the notification on commit and the scheduler, which
  * LISTENs on a dedicated connection, claims at once. The event consumer also wakes it directly. A
@@ -75,7 +68,6 @@ public class DeliveryScheduler {
   private final ExecutorService workers;
 
   private final Map<String, Integer> inFlightByTarget = new HashMap<>();
-  private final AtomicLong chained = new AtomicLong();
   private int inFlight;
 
   /** Slots reserved whose attempt is neither running nor given back yet. */
@@ -265,44 +257,18 @@ public class DeliveryScheduler {
     return claimed;
   }
 
-  /**
-   * Runs an attempt on its slot and then, while the target has due deliveries and the instance's
-   * slots are not all taken, the next one the finished attempt leased in its record's transaction:
-   * under a backlog a slot costs one transaction per attempt and no hand-off to the scheduler.
-   */
-  private void runAttempt(DeliveryAttempts.Prepared first) {
-    DeliveryAttempts.Prepared attempt = first;
+  private void runAttempt(DeliveryAttempts.Prepared attempt) {
     try {
-      while (attempt != null) {
-        Optional<DeliveryAttempts.Prepared> next = attempts.run(attempt, this::mayTakeNext);
-        attempt = next.orElse(null);
-        if (attempt != null) {
-          chained.incrementAndGet();
-        }
-      }
+      attempts.run(attempt);
     } catch (RuntimeException e) {
       log.warn(
           "webhook delivery {}: {}; it is retried when its lease ends",
           attempt.claim().id(),
           e.toString());
     } finally {
-      release(first.claim().target());
+      release(attempt.claim().target());
       wake();
     }
-  }
-
-  /**
-   * Whether a finished attempt's slot may go on to its target's next due delivery. Not when the
-   * instance's slots are all taken: then the slot goes back to the scheduler, which gives it to the
-   * oldest due delivery of any target, so one receiver's backlog never keeps others waiting.
-   */
-  private synchronized boolean mayTakeNext() {
-    return running && inFlight < settings.concurrency();
-  }
-
-  /** Attempts that a finished attempt leased for its slot, since the start (a measure). */
-  public long chained() {
-    return chained.get();
   }
 
   /** How long to sleep when nothing could be claimed: until the next due retry, at most a poll. */

@@ -314,42 +314,6 @@ public class JdbcDeliveries {
   }
 
   /**
-   * The oldest due delivery of {@code target} that nobody holds, leased for an attempt on the slot
-   * the caller already holds for that target: a finished attempt takes its successor in the
-   * transaction that records it. The target's oldest due (as many as it may run at once, since the
-   * others' finished attempts look for theirs at the same moment) are read in order without locks,
-   * and the first still due that no other transaction holds is locked and leased; each is found by
-   * id, so the planner has no choice to get wrong. One round trip.
-   */
-  public Optional<Claim> claimNext(Connection connection, String target, Instant now)
-      throws SQLException {
-    Transactions.requireTransaction(connection);
-    long token = ThreadLocalRandom.current().nextLong();
-    try (PreparedStatement lease =
-        Statements.plannedEachTime(
-            connection,
-            "WITH next AS (SELECT d.id FROM (SELECT id FROM webhook_deliveries"
-                + " WHERE status = 'pending' AND target = ? AND next_attempt_at <= ?"
-                + " ORDER BY next_attempt_at, id LIMIT ?) c CROSS JOIN LATERAL"
-                + " (SELECT id FROM webhook_deliveries w WHERE w.id = c.id"
-                + " AND w.status = 'pending' AND w.next_attempt_at <= ? FOR UPDATE SKIP LOCKED) d"
-                + " LIMIT 1)"
-                + " UPDATE webhook_deliveries SET next_attempt_at = ?, lease_token = ?"
-                + " WHERE id = (SELECT id FROM next) RETURNING id")) {
-      Timestamp due = Timestamp.from(now);
-      lease.setString(1, target);
-      lease.setTimestamp(2, due);
-      lease.setInt(3, settings.perTarget());
-      lease.setTimestamp(4, due);
-      lease.setTimestamp(5, Timestamp.from(now.plus(settings.lease())));
-      lease.setLong(6, token);
-      try (ResultSet rs = lease.executeQuery()) {
-        return rs.next() ? Optional.of(new Claim(rs.getLong(1), target, token)) : Optional.empty();
-      }
-    }
-  }
-
-  /**
    * Locks those of {@code ids} that nobody else holds and keeps the ones still pending and due, in
    * id order (the order every claim locks in). The rows are found by id alone and checked after the
    * lock: with due-ness in the statement, a planner without statistics (nothing analyzes the queue
