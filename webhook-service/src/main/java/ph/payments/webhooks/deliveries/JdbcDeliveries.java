@@ -319,8 +319,8 @@ public class JdbcDeliveries {
    * lock: with due-ness in the statement, a planner without statistics (nothing analyzes the queue
    * where autovacuum is off) guesses that {@code next_attempt_at <= ?} keeps a third of the queue
    * and reads every due row through the partial index instead of a few primary-key lookups. A row
-   * locked here but no longer due (another instance leased it meanwhile) stays locked only until
-   * this transaction ends, and nothing is written to it.
+   * locked here but no longer due (another instance leased it meanwhile) is not leased, and stays
+   * locked only until this transaction ends.
    */
   private static List<Long> lockStillDue(Connection connection, List<Long> ids, Instant now)
       throws SQLException {
