@@ -14,7 +14,9 @@ import ph.payments.platform.tx.Transactions;
  * Such a row's log is long empty (its times left the window after 60 seconds), so deleting it
  * changes no decision; the key's next request creates the row again. Every replica runs this job;
  * running it twice at once is harmless. A key with a request in flight holds its row lock, and the
- * delete re-checks the row after that request commits, so an active key's row is never deleted.
+ * purge skips a locked row rather than wait for it ({@code SKIP LOCKED}), so an active key's row is
+ * never deleted, and the purge never waits while holding other keys' rows: a rate-limit batch
+ * ({@link RateLimiter}) holds several keys' rows at once, and waiting on each other would deadlock.
  */
 @Singleton
 public class PurgeIdleRateLimits {
@@ -41,7 +43,8 @@ public class PurgeIdleRateLimits {
             connection -> {
               try (PreparedStatement delete =
                   connection.prepareStatement(
-                      "DELETE FROM rate_limits WHERE last_admitted_millis < ?")) {
+                      "DELETE FROM rate_limits WHERE api_key_id IN (SELECT api_key_id FROM"
+                          + " rate_limits WHERE last_admitted_millis < ? FOR UPDATE SKIP LOCKED)")) {
                 delete.setLong(1, idleSince);
                 return delete.executeUpdate();
               }

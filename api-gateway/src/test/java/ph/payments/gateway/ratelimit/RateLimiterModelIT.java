@@ -89,6 +89,109 @@ class RateLimiterModelIT {
     assertEquals(true, admitted > 1_000 && refused > 1_000, admitted + " / " + refused);
   }
 
+  @Test
+  void batchesAreDecidedAsTheModelDecidesTheirRequestsOneByOne() throws SQLException {
+    migrate("latest");
+    SplittableRandom random = new SplittableRandom(20261128L);
+    Map<String, SlidingWindowLog> model = new HashMap<>();
+    Map<String, Integer> limits = new HashMap<>();
+    List<String> keys = List.of("key_a", "key_b", "key_c", "key_d");
+    long now = 1_800_000_000_000L;
+    int admitted = 0;
+    int refused = 0;
+    try (Connection connection = database.dataSource().getConnection()) {
+      for (int step = 0; step < 600; step++) {
+        now += advance(random);
+        // A batch shares one reading of the clock; one key may come several times in it.
+        List<RateLimiter.Request> batch = new ArrayList<>();
+        int size = 1 + random.nextInt(random.nextInt(10) == 0 ? 200 : 12);
+        for (int i = 0; i < size; i++) {
+          String key = keys.get(random.nextInt(keys.size()));
+          int limit = limits.computeIfAbsent(key, k -> 1 + random.nextInt(30));
+          if (random.nextInt(100) == 0) {
+            limit = 1 + random.nextInt(30);
+            limits.put(key, limit);
+          }
+          batch.add(new RateLimiter.Request(key, limit));
+        }
+        List<RateLimitDecision> actual = RateLimiter.admitAll(connection, batch, now);
+        assertEquals(batch.size(), actual.size());
+        for (int i = 0; i < batch.size(); i++) {
+          RateLimiter.Request request = batch.get(i);
+          SlidingWindowLog log =
+              SlidingWindowLog.of(
+                  model
+                      .getOrDefault(request.apiKeyId(), SlidingWindowLog.empty())
+                      .admittedAtMillis(),
+                  now);
+          RateLimitDecision expected = log.decide(now, request.limit());
+          assertEquals(expected, actual.get(i), "step " + step + ", request " + i + " " + request);
+          if (expected instanceof RateLimitDecision.Admitted) {
+            model.put(request.apiKeyId(), log.admit(now));
+            admitted++;
+          } else {
+            refused++;
+          }
+        }
+      }
+    }
+    assertEquals(true, admitted > 1_000 && refused > 1_000, admitted + " / " + refused);
+  }
+
+  @Test
+  void batchesOfSeveralGatewaysInLockOrderNeverDeadlockAndAdmitExactlyTheLimit() throws Exception {
+    migrate("latest");
+    int limit = 30;
+    int gateways = 4;
+    int batchesEach = 40;
+    List<String> keys = List.of("key_e", "key_a", "key_d", "key_b", "key_c");
+    long now = 1_800_000_000_000L;
+    CountDownLatch start = new CountDownLatch(1);
+    ExecutorService pool = Executors.newFixedThreadPool(gateways);
+    try {
+      List<Future<Map<String, Integer>>> results = new ArrayList<>();
+      for (int g = 0; g < gateways; g++) {
+        SplittableRandom random = new SplittableRandom(g);
+        Callable<Map<String, Integer>> gateway =
+            () -> {
+              Map<String, Integer> mine = new HashMap<>();
+              try (Connection connection = database.dataSource().getConnection()) {
+                start.await();
+                for (int b = 0; b < batchesEach; b++) {
+                  // Each gateway queues the keys in its own order; the limiter's lock order is one.
+                  List<RateLimiter.Request> queued = new ArrayList<>();
+                  for (int i = 0; i < keys.size(); i++) {
+                    queued.add(
+                        new RateLimiter.Request(keys.get(random.nextInt(keys.size())), limit));
+                  }
+                  List<RateLimiter.Request> batch = RateLimiter.inLockOrder(queued);
+                  List<RateLimitDecision> decisions =
+                      RateLimiter.admitAll(connection, batch, now + b);
+                  for (int i = 0; i < batch.size(); i++) {
+                    if (decisions.get(i) instanceof RateLimitDecision.Admitted) {
+                      mine.merge(batch.get(i).apiKeyId(), 1, Integer::sum);
+                    }
+                  }
+                }
+              }
+              return mine;
+            };
+        results.add(pool.submit(gateway));
+      }
+      start.countDown();
+      Map<String, Integer> total = new HashMap<>();
+      for (Future<Map<String, Integer>> result : results) {
+        result.get().forEach((key, n) -> total.merge(key, n, Integer::sum));
+      }
+      // 800 requests over five keys, 160 each on average: every key reaches its limit, none passes.
+      for (String key : keys) {
+        assertEquals(limit, total.getOrDefault(key, 0), key);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
   /** Mostly bursts a few ms apart, now and then a pause of seconds or past the whole window. */
   private static long advance(SplittableRandom random) {
     int roll = random.nextInt(100);
