@@ -12,13 +12,10 @@ import io.micronaut.scheduling.TaskExecutors;
 import io.micronaut.scheduling.annotation.ExecuteOn;
 import io.micronaut.web.router.RouteAttributes;
 import io.micronaut.web.router.RouteMatch;
-import java.security.MessageDigest;
 import java.util.Arrays;
 import java.util.Optional;
-import ph.payments.gateway.merchants.ApiKeyRepository;
 import ph.payments.gateway.merchants.ApiKeyRow;
 import ph.payments.gateway.merchants.ApiKeySecrets;
-import ph.payments.gateway.merchants.MerchantRepository;
 import ph.payments.gateway.merchants.MerchantRow;
 import ph.payments.gateway.merchants.Scopes;
 import ph.payments.platform.errors.ErrorCode;
@@ -49,20 +46,17 @@ public class ApiKeyAuthentication {
   public static final String KEY_ID_HEADER = "X-Service-Key-Id";
   private static final String BEARER = "Bearer ";
 
-  private final ApiKeyRepository keys;
-  private final MerchantRepository merchants;
+  private final KeyLookup lookup;
   private final ApiKeySecrets secrets;
   private final AuthenticatedKeys recent;
   private final int defaultRateLimit;
 
   public ApiKeyAuthentication(
-      ApiKeyRepository keys,
-      MerchantRepository merchants,
+      KeyLookup lookup,
       ApiKeySecrets secrets,
       AuthenticatedKeys recent,
       @Value("${gateway.rate-limit.per-minute:100}") int defaultRateLimit) {
-    this.keys = keys;
-    this.merchants = merchants;
+    this.lookup = lookup;
     this.secrets = secrets;
     this.recent = recent;
     this.defaultRateLimit = defaultRateLimit;
@@ -86,7 +80,7 @@ public class ApiKeyAuthentication {
     if (keyIdHint != null && !IdType.API_KEY.matches(keyIdHint)) {
       return unauthenticated("Invalid API key.");
     }
-    Optional<AuthenticatedKeys.Found> found = recent.find(hash, () -> load(keyIdHint, hash));
+    Optional<AuthenticatedKeys.Found> found = recent.find(hash, () -> lookup.find(keyIdHint, hash));
     if (found.isEmpty()
         || (keyIdHint != null && !keyIdHint.equals(found.get().key().id()))
         || found.get().key().isRevoked()
@@ -128,20 +122,6 @@ public class ApiKeyAuthentication {
               + ".");
     }
     return null;
-  }
-
-  /** The key with this hash and its merchant, from the database. */
-  private Optional<AuthenticatedKeys.Found> load(@Nullable String keyIdHint, byte[] hash) {
-    Optional<ApiKeyRow> key =
-        keyIdHint == null
-            ? keys.findBySecretHash(hash)
-            : keys.findById(keyIdHint)
-                .filter(found -> MessageDigest.isEqual(found.secretHash(), hash));
-    return key.flatMap(
-        found ->
-            merchants
-                .findById(found.merchantId())
-                .map(merchant -> new AuthenticatedKeys.Found(found, merchant)));
   }
 
   private static HttpResponse<?> unauthenticated(String message) {

@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.Consumer;
@@ -93,15 +94,26 @@ final class ReplyListeners {
 
     @Topic(Topics.COMMAND_REPLIES)
     void receive(List<ConsumerRecord<String, byte[]>> records, Consumer<?, ?> consumer) {
-      // The waiting request first, as the waker would: its answer need not wait for this batch's
-      // commit (a retry, or a request on another instance, finds the reply in the log).
-      records.forEach(this::wake);
+      // Each reply is read once, for the waiting request and for the log.
+      Map<ConsumerRecord<String, byte[]>, CommandReply> replies = new IdentityHashMap<>();
+      for (ConsumerRecord<String, byte[]> record : records) {
+        CommandReply reply = readable(record);
+        if (reply != null) {
+          replies.put(record, reply);
+          // The waiting request first, as the waker would: its answer need not wait for this
+          // batch's commit (a retry, or a request on another instance, finds the reply in the log).
+          bus.complete(reply);
+        }
+      }
       applier.apply(
           records,
           consumer,
           (connection, record) -> {
             Envelope envelope = KafkaEnvelopes.fromRecord(record);
-            CommandReply reply = Json.fromBytes(envelope.payload(), CommandReply.class);
+            CommandReply read = replies.get(record);
+            // Unreadable: read again here, so that it fails inside the applier, which parks it.
+            CommandReply reply =
+                read != null ? read : Json.fromBytes(envelope.payload(), CommandReply.class);
             // Serialised once, so the command log and every hook store the very same bytes.
             String body = Json.toText(reply.body());
             inbox.apply(
@@ -128,12 +140,12 @@ final class ReplyListeners {
       }
     }
 
-    /** Hands the reply to a request of this instance waiting for it. */
-    private void wake(ConsumerRecord<String, byte[]> record) {
+    /** The reply a record holds, or null when it holds none (no request can be woken by it). */
+    private static CommandReply readable(ConsumerRecord<String, byte[]> record) {
       try {
-        bus.complete(record.key(), record.value());
+        return Json.fromBytes(record.value(), CommandReply.class);
       } catch (RuntimeException unreadable) {
-        // Nothing to wake: without a command id no request can be found.
+        return null;
       }
     }
 
