@@ -18,8 +18,8 @@ import ph.payments.platform.tx.TransactionFailedException;
 /**
  * Reads a key and its merchant for authentication in one statement (a join through the key's unique
  * hash, or its id), where the repositories took two, each through Micronaut Data's interceptors and
- * mappers: a tenth of the gateway's CPU went to these reloads in a creation benchmark with one key
- * per client (issue 20, sixth round).
+ * mappers: 7 % of the gateway's CPU samples went to these reloads in a creation benchmark with one
+ * key per client (issue 20, sixth round).
  */
 @Singleton
 class KeyLookup {
