@@ -37,8 +37,9 @@ import ph.payments.platform.tx.TransactionFailedException;
  * a decision then shares its round trip and commit with the requests that arrived while the
  * previous batch ran; alone it waits for nobody. The batch is ordered by key, each key's requests
  * in the order they queued, so batches of two gateways lock the keys' rows in the same order. If a
- * batch fails, each of its requests is decided again on its own, so one request's failure is not
- * its neighbours'.
+ * batch fails for a reason that may be one request's, each of its requests is decided again on its
+ * own, so one request's failure is not its neighbours'; when the database itself fails, they all
+ * fail at once, as they would have one by one.
  *
  * <p>{@code RateLimiterModelIT} holds the functions to {@link SlidingWindowLog}, the rule in plain
  * Java, over random streams of requests and limit changes, one by one and in batches.
@@ -169,8 +170,10 @@ public class RateLimiter {
       }
       return;
     } catch (TransactionFailedException e) {
-      if (batch.size() == 1) {
-        batch.get(0).decision().completeExceptionally(e);
+      if (batch.size() == 1 || !aboutTheRequests(e.sqlState())) {
+        // The database itself failed (or there was one request): deciding each alone would only
+        // fail them one after another, each after its own wait.
+        batch.forEach(pending -> pending.decision().completeExceptionally(e));
         return;
       }
       log.warn(
@@ -187,6 +190,15 @@ public class RateLimiter {
         pending.decision().completeExceptionally(e);
       }
     }
+  }
+
+  /**
+   * Whether a failure with this SQLSTATE may be one request's (bad data, a deadlock, an error the
+   * function raised) rather than the database's: not a connection failure (class 08), missing
+   * resources (53), an operator's intervention such as a shutdown (57) or a system error (58).
+   */
+  static boolean aboutTheRequests(String sqlState) {
+    return sqlState != null && !sqlState.matches("08...|5[378]...");
   }
 
   @FunctionalInterface
