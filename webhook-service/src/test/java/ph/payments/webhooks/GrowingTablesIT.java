@@ -6,12 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
 import jakarta.inject.Inject;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -20,6 +18,7 @@ import ph.payments.testkit.TestDatabase;
 import ph.payments.webhooks.deliveries.DeliveryScheduler;
 import ph.payments.webhooks.deliveries.JdbcDeliveries;
 import ph.payments.webhooks.deliveries.Reservations;
+import ph.payments.webhooks.support.QueuedDeliveries;
 import ph.payments.webhooks.support.WebhookServiceTest;
 
 /**
@@ -48,13 +47,13 @@ class GrowingTablesIT extends WebhookServiceTest {
   void aBatchReadsOnlyItsOwnRowsAfterTheTablesGrewUnderTheConnection() throws Exception {
     TestDatabase database = TestDatabase.forClass(getClass());
     try (Connection connection = database.dataSource().getConnection()) {
-      List<Long> batch = insert(connection, "small", 4, 1000, false);
+      List<Long> batch = QueuedDeliveries.insert(connection, "small", 4, 1000, false);
       // Enough executions for the driver to prepare the read and PostgreSQL to settle on a plan.
       for (int i = 0; i < 12; i++) {
         assertEquals(4, measured(connection, c -> deliveries.works(c, batch)).result().size());
       }
       // 20,000 events of 1 KB and their deliveries: about 3,000 pages.
-      insert(connection, "bulk", 20_000, 1000, false);
+      QueuedDeliveries.insert(connection, "bulk", 20_000, 1000, false);
 
       Measured<?> read = measured(connection, c -> deliveries.works(c, batch));
       assertTrue(read.heapBlocks() < 200, "heap blocks read for a batch of four: " + read);
@@ -70,8 +69,8 @@ class GrowingTablesIT extends WebhookServiceTest {
     TestDatabase database = TestDatabase.forClass(getClass());
     try (Connection connection = database.dataSource().getConnection();
         Connection holder = database.dataSource().getConnection()) {
-      insert(connection, "slow", 16, 2, true);
-      insert(connection, "other", 1, 2, true);
+      QueuedDeliveries.insert(connection, "slow", 16, 2, true);
+      QueuedDeliveries.insert(connection, "other", 1, 2, true);
       // Another transaction holds every due delivery locked: claims read them and lease none (nor
       // does the service's own scheduler).
       holder.setAutoCommit(false);
@@ -82,7 +81,7 @@ class GrowingTablesIT extends WebhookServiceTest {
       }
       // 20,000 more due for the busy target: about 500 pages, read whole by a claim that passes
       // over them one by one; a handful of blocks by one that skips the target.
-      insert(connection, "slow", 20_000, 2, true);
+      QueuedDeliveries.insert(connection, "slow", 20_000, 2, true);
       lockDue(holder);
 
       Measured<?> claim = measured(connection, c -> claim(c, busy));
@@ -103,7 +102,7 @@ class GrowingTablesIT extends WebhookServiceTest {
     try (Connection connection = database.dataSource().getConnection()) {
       // Four receivers, so that the claim fills all 64 slots (16 per receiver).
       for (int receiver = 1; receiver <= 4; receiver++) {
-        insert(connection, "back" + receiver, 5_000, 2, true);
+        QueuedDeliveries.insert(connection, "back" + receiver, 5_000, 2, true);
       }
 
       Measured<List<JdbcDeliveries.Claim>> claim = measured(connection, c -> claim(c, List.of()));
@@ -172,42 +171,5 @@ class GrowingTablesIT extends WebhookServiceTest {
     holder
         .createStatement()
         .execute("SELECT id FROM webhook_deliveries WHERE status = 'pending' FOR UPDATE");
-  }
-
-  /**
-   * {@code count} events of {@code bodyBytes} bytes, each with one delivery to {@code host}:
-   * pending and due in an hour, or succeeded.
-   */
-  private static List<Long> insert(
-      Connection connection, String host, int count, int bodyBytes, boolean due)
-      throws SQLException {
-    try (PreparedStatement insert =
-        connection.prepareStatement(
-            "WITH v AS (INSERT INTO webhook_events (id, merchant_id, environment, type, body,"
-                + " received_at) SELECT 'evt_' || gen_random_uuid(), 'mer_growth', 'test',"
-                + " 'payment.succeeded', convert_to(repeat('x', ?), 'UTF8'), now()"
-                + " FROM generate_series(1, ?) RETURNING id)"
-                + " INSERT INTO webhook_deliveries (merchant_id, environment, override_url, target,"
-                + " event_id, event_type, status, next_attempt_at, created_at, completed_at)"
-                + " SELECT 'mer_growth', 'test', 'https://' || ? || '.example/hook',"
-                + " 'url:' || ? || '.example:443', v.id, 'payment.succeeded',"
-                + " CASE WHEN ? THEN 'pending' ELSE 'succeeded' END,"
-                + " CASE WHEN ? THEN now() + interval '1 hour' END, now(),"
-                + " CASE WHEN ? THEN NULL ELSE now() END FROM v RETURNING id")) {
-      insert.setInt(1, bodyBytes);
-      insert.setInt(2, count);
-      insert.setString(3, host);
-      insert.setString(4, host);
-      insert.setBoolean(5, due);
-      insert.setBoolean(6, due);
-      insert.setBoolean(7, due);
-      List<Long> ids = new ArrayList<>();
-      try (ResultSet rs = insert.executeQuery()) {
-        while (rs.next()) {
-          ids.add(rs.getLong(1));
-        }
-      }
-      return ids;
-    }
   }
 }

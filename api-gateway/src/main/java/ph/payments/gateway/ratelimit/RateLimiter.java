@@ -14,12 +14,7 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import ph.payments.platform.tx.BatchWriter;
 import ph.payments.platform.tx.TransactionFailedException;
 
 /**
@@ -31,15 +26,12 @@ import ph.payments.platform.tx.TransactionFailedException;
  * replicas, exactly; a refused request writes nothing; and a request costs a few small rows
  * whatever the key's limit.
  *
- * <p><b>Batches.</b> Requests do not call the database themselves: they queue, and one writer
- * thread takes everything queued (up to {@link #MAX_BATCH}) and decides it in one auto-committed
- * statement, {@code rate_limit_admit_all} (migration V11), at one reading of the clock. Under load
- * a decision then shares its round trip and commit with the requests that arrived while the
- * previous batch ran; alone it waits for nobody. The batch is ordered by key, each key's requests
- * in the order they queued, so batches of two gateways lock the keys' rows in the same order. If a
- * batch fails for a reason that may be one request's, each of its requests is decided again on its
- * own, so one request's failure is not its neighbours'; when the database itself fails, they all
- * fail at once, as they would have one by one.
+ * <p><b>Batches.</b> Requests do not call the database themselves: they queue for one writer thread
+ * ({@link BatchWriter}), which decides everything queued (up to {@link #MAX_BATCH}) in one
+ * auto-committed statement, {@code rate_limit_admit_all} (migration V11), at one reading of the
+ * clock. The batch is ordered by key, each key's requests in the order they queued, so batches of
+ * two gateways lock the keys' rows in the same order. If a batch fails for a reason that may be one
+ * request's, each of its requests is decided again on its own ({@code rate_limit_admit}).
  *
  * <p>{@code RateLimiterModelIT} holds the functions to {@link SlidingWindowLog}, the rule in plain
  * Java, over random streams of requests and limit changes, one by one and in batches.
@@ -50,30 +42,40 @@ public class RateLimiter {
   /** The most requests decided in one statement. */
   static final int MAX_BATCH = 256;
 
-  private static final Logger log = LoggerFactory.getLogger(RateLimiter.class);
-
   private static final String ADMIT = "SELECT * FROM rate_limit_admit(?, ?, ?, ?)";
   private static final String ADMIT_ALL =
       "SELECT * FROM rate_limit_admit_all(?, ?, ?, ?) ORDER BY ord";
 
   private final ConnectionOperations<Connection> connections;
   private final Clock clock;
-  private final LinkedBlockingQueue<Pending> queue = new LinkedBlockingQueue<>();
-  private final DistributionSummary batchSizes;
-  private final Thread writer;
-  private volatile boolean stopping;
+  private final BatchWriter<Request, RateLimitDecision> writer;
 
   public RateLimiter(
       ConnectionOperations<Connection> connections, Clock clock, MeterRegistry metrics) {
     this.connections = connections;
     this.clock = clock;
-    this.batchSizes =
+    DistributionSummary batchSizes =
         DistributionSummary.builder("gateway.rate_limit.batch")
             .description("Rate-limit decisions taken in one database statement")
             .register(metrics);
-    this.writer = new Thread(this::run, "rate-limit-writer");
-    writer.setDaemon(true);
-    writer.start();
+    this.writer =
+        new BatchWriter<>(
+            "rate-limit-writer",
+            MAX_BATCH,
+            Comparator.comparing(Request::apiKeyId, LOCK_ORDER),
+            new BatchWriter.Work<Request, RateLimitDecision>() {
+              @Override
+              public List<RateLimitDecision> all(List<Request> requests) {
+                return inConnection(c -> admitAll(c, requests, clock.millis()));
+              }
+
+              @Override
+              public RateLimitDecision one(Request request) {
+                return inConnection(
+                    c -> admit(c, request.apiKeyId(), clock.millis(), request.limit()));
+              }
+            },
+            batchSizes::record);
   }
 
   /** One key's request to decide. */
@@ -92,8 +94,6 @@ public class RateLimiter {
     return ordered;
   }
 
-  private record Pending(Request request, CompletableFuture<RateLimitDecision> decision) {}
-
   /**
    * Counts one request of {@code apiKeyId} against {@code limit} requests per window, or refuses
    * it.
@@ -105,100 +105,12 @@ public class RateLimiter {
     if (limit < 1) {
       throw new IllegalArgumentException("a rate limit is at least 1 request per window");
     }
-    CompletableFuture<RateLimitDecision> decision = new CompletableFuture<>();
-    queue.add(new Pending(new Request(apiKeyId, limit), decision));
-    if (stopping) {
-      refuseQueued(); // the writer may have left already
-    }
-    try {
-      return decision.get();
-    } catch (ExecutionException e) {
-      if (e.getCause() instanceof RuntimeException failure) {
-        throw failure;
-      }
-      throw new IllegalStateException("rate-limit decision failed", e.getCause());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while waiting for a rate-limit decision", e);
-    }
+    return writer.submit(new Request(apiKeyId, limit));
   }
 
   /** Requests queued and not yet taken by the writer (tests). */
   int queued() {
-    return queue.size();
-  }
-
-  private void run() {
-    List<Pending> batch = new ArrayList<>(MAX_BATCH);
-    while (!stopping) {
-      try {
-        Pending first = queue.poll(1, TimeUnit.SECONDS);
-        if (first == null) {
-          continue;
-        }
-        batch.add(first);
-        queue.drainTo(batch, MAX_BATCH - 1);
-        decide(batch);
-      } catch (InterruptedException e) {
-        break;
-      } catch (Throwable unexpected) {
-        log.error("rate-limit writer: a batch of {} failed unexpectedly", batch.size(), unexpected);
-        batch.forEach(pending -> pending.decision().completeExceptionally(unexpected));
-      } finally {
-        batch.clear();
-      }
-    }
-    refuseQueued();
-  }
-
-  private void refuseQueued() {
-    Pending left;
-    while ((left = queue.poll()) != null) {
-      left.decision().completeExceptionally(new IllegalStateException("the rate limiter stopped"));
-    }
-  }
-
-  /** Decides {@code batch} in one statement, or each request alone when that fails. */
-  private void decide(List<Pending> batch) {
-    batch.sort(Comparator.comparing(pending -> pending.request().apiKeyId(), LOCK_ORDER));
-    batchSizes.record(batch.size());
-    List<Request> requests = batch.stream().map(Pending::request).toList();
-    try {
-      List<RateLimitDecision> decisions = inConnection(c -> admitAll(c, requests, clock.millis()));
-      for (int i = 0; i < batch.size(); i++) {
-        batch.get(i).decision().complete(decisions.get(i));
-      }
-      return;
-    } catch (TransactionFailedException e) {
-      if (batch.size() == 1 || !aboutTheRequests(e.sqlState())) {
-        // The database itself failed (or there was one request): deciding each alone would only
-        // fail them one after another, each after its own wait.
-        batch.forEach(pending -> pending.decision().completeExceptionally(e));
-        return;
-      }
-      log.warn(
-          "rate-limit batch of {} failed ({}); deciding each alone", batch.size(), e.sqlState());
-    }
-    for (Pending pending : batch) {
-      Request request = pending.request();
-      try {
-        pending
-            .decision()
-            .complete(
-                inConnection(c -> admit(c, request.apiKeyId(), clock.millis(), request.limit())));
-      } catch (RuntimeException e) {
-        pending.decision().completeExceptionally(e);
-      }
-    }
-  }
-
-  /**
-   * Whether a failure with this SQLSTATE may be one request's (bad data, a deadlock, an error the
-   * function raised) rather than the database's: not a connection failure (class 08), missing
-   * resources (53), an operator's intervention such as a shutdown (57) or a system error (58).
-   */
-  static boolean aboutTheRequests(String sqlState) {
-    return sqlState != null && !sqlState.matches("08...|5[378]...");
+    return writer.queued();
   }
 
   @FunctionalInterface
@@ -219,8 +131,7 @@ public class RateLimiter {
 
   @PreDestroy
   void stop() {
-    stopping = true;
-    writer.interrupt();
+    writer.stop();
   }
 
   /**

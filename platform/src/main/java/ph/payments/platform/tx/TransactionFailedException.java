@@ -13,4 +13,14 @@ public final class TransactionFailedException extends RuntimeException {
   public String sqlState() {
     return ((SQLException) getCause()).getSQLState();
   }
+
+  /**
+   * Whether a failure with this SQLSTATE is the database's own rather than something a statement or
+   * its data caused: a connection failure (class 08), missing resources (53), an operator's
+   * intervention such as a shutdown (57), a system error (58), or no SQLSTATE at all. Work that
+   * failed so would only fail again if retried piece by piece.
+   */
+  public static boolean databaseAway(String sqlState) {
+    return sqlState == null || sqlState.matches("08...|5[378]...");
+  }
 }

@@ -21,7 +21,6 @@ import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import ph.payments.platform.tracing.Tracing;
-import ph.payments.platform.tx.Transactions;
 import ph.payments.webhooks.endpoints.JdbcWebhookEndpoints;
 import ph.payments.webhooks.signing.AccountSecrets;
 import ph.payments.webhooks.signing.Signatures;
@@ -31,16 +30,17 @@ import ph.payments.webhooks.signing.SigningKeys;
  * One attempt in two steps: {@link #prepare} reads what the attempt needs in the transaction that
  * leased it (a claim, or the fan-out that handed it off); {@link #run} signs the stored event bytes
  * with a fresh timestamp, POSTs them (no transaction held) and records the outcome under the claim
- * (one short transaction). A delivery whose endpoint was disabled or deleted after it was scheduled
- * ends as failed without an attempt.
+ * (a short transaction shared with the attempts that finished meanwhile, {@link AttemptRecorder}).
+ * A delivery whose endpoint was disabled or deleted after it was scheduled ends as failed without
+ * an attempt.
  */
 @Singleton
 public class DeliveryAttempts {
 
   private static final Logger log = LoggerFactory.getLogger(DeliveryAttempts.class);
 
-  private final Transactions transactions;
   private final JdbcDeliveries deliveries;
+  private final AttemptRecorder recorder;
   private final JdbcWebhookEndpoints endpoints;
   private final AccountSecrets accountSecrets;
   private final WebhookSender sender;
@@ -48,15 +48,15 @@ public class DeliveryAttempts {
   private final MeterRegistry metrics;
 
   public DeliveryAttempts(
-      Transactions transactions,
       JdbcDeliveries deliveries,
+      AttemptRecorder recorder,
       JdbcWebhookEndpoints endpoints,
       AccountSecrets accountSecrets,
       WebhookSender sender,
       Clock clock,
       MeterRegistry metrics) {
-    this.transactions = transactions;
     this.deliveries = deliveries;
+    this.recorder = recorder;
     this.endpoints = endpoints;
     this.accountSecrets = accountSecrets;
     this.sender = sender;
@@ -141,16 +141,9 @@ public class DeliveryAttempts {
             new WebhookSender.Request(
                 prepared.url(), work.body(), work.eventType(), work.id(), signature));
     JdbcDeliveries.Recorded recorded =
-        transactions.inTransaction(
-            c ->
-                deliveries.record(
-                    c,
-                    work.id(),
-                    claim.leaseToken(),
-                    prepared.url(),
-                    attemptedAt,
-                    outcome,
-                    clock.instant()));
+        recorder.record(
+            new JdbcDeliveries.Finished(
+                work.id(), claim.leaseToken(), prepared.url(), attemptedAt, outcome));
     measure(outcome);
     if (outcome.succeeded()) {
       log.debug(

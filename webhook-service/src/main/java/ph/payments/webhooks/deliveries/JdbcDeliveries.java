@@ -404,30 +404,54 @@ public class JdbcDeliveries {
   public record Recorded(
       DeliveryStatus status, int attemptNumber, Instant nextAttemptAt, boolean claimCurrent) {}
 
+  /** An attempt that has happened, to be recorded under the claim it ran on. */
+  public record Finished(
+      long deliveryId, long leaseToken, String url, Instant attemptedAt, AttemptOutcome outcome) {}
+
   /**
-   * Records an attempt and decides what follows: succeeded on a 2xx; otherwise the next retry of
-   * the schedule (with jitter, later if the receiver asked for it with {@code Retry-After}), or
-   * failed when none is left. The attempt is always recorded, since it happened; the delivery's
-   * state changes only if the claim is still current (a delivery deleted, replayed or re-claimed
-   * meanwhile is left as it is).
+   * Records attempts in the caller's transaction and decides what follows each, as if one by one in
+   * list order: succeeded on a 2xx; otherwise the next retry of the schedule (with jitter, later if
+   * the receiver asked for it with {@code Retry-After}), or failed when none is left. An attempt is
+   * always recorded, since it happened; its delivery's state changes only if the claim is still
+   * current (a delivery deleted, replayed or re-claimed meanwhile is left as it is).
+   *
+   * <p>The common case, a success under a current claim, is one statement for all of them ({@link
+   * #recordSuccessesUnderClaim}); every other attempt takes the general path on its own.
+   *
+   * @return what became of each delivery, in the order of {@code attempts}
    */
-  public Recorded record(
-      Connection connection,
-      long id,
-      long leaseToken,
-      String url,
-      Instant attemptedAt,
-      AttemptOutcome outcome,
-      Instant now)
+  public List<Recorded> recordAll(Connection connection, List<Finished> attempts, Instant now)
       throws SQLException {
     Transactions.requireTransaction(connection);
-    if (outcome.succeeded()) {
-      Optional<Recorded> succeeded =
-          recordSuccessUnderClaim(connection, id, leaseToken, url, attemptedAt, outcome, now);
-      if (succeeded.isPresent()) {
-        return succeeded.get();
-      }
+    Map<ClaimKey, Integer> succeeded =
+        recordSuccessesUnderClaim(
+            connection,
+            attempts.stream().filter(attempt -> attempt.outcome().succeeded()).toList(),
+            now);
+    List<Recorded> recorded = new ArrayList<>(attempts.size());
+    for (Finished attempt : attempts) {
+      Integer attemptNumber =
+          attempt.outcome().succeeded()
+              ? succeeded.remove(new ClaimKey(attempt.deliveryId(), attempt.leaseToken()))
+              : null;
+      recorded.add(
+          attemptNumber != null
+              ? new Recorded(DeliveryStatus.SUCCEEDED, attemptNumber, null, true)
+              : recordOne(connection, attempt, now));
     }
+    return recorded;
+  }
+
+  private record ClaimKey(long deliveryId, long leaseToken) {}
+
+  /** {@link #recordAll}'s general path for one attempt. */
+  private Recorded recordOne(Connection connection, Finished attempt, Instant now)
+      throws SQLException {
+    long id = attempt.deliveryId();
+    long leaseToken = attempt.leaseToken();
+    String url = attempt.url();
+    Instant attemptedAt = attempt.attemptedAt();
+    AttemptOutcome outcome = attempt.outcome();
     DeliveryStatus status;
     int attempts;
     int retriesUsed;
@@ -584,47 +608,70 @@ public class JdbcDeliveries {
   }
 
   /**
-   * The common case in one statement: a successful attempt whose claim is still current ends the
-   * delivery as succeeded and is logged. Empty when the claim is not current (replayed, deleted or
-   * re-claimed meanwhile); {@link #record} then takes the general path.
+   * The common case in one statement: the successful attempts whose claim is still current end
+   * their deliveries as succeeded and are logged. The others (replayed, deleted or re-claimed
+   * meanwhile) are left out; {@link #recordAll} takes the general path for them.
+   *
+   * @return the attempt number of each attempt recorded here, by its claim
    */
-  private static Optional<Recorded> recordSuccessUnderClaim(
-      Connection connection,
-      long id,
-      long leaseToken,
-      String url,
-      Instant attemptedAt,
-      AttemptOutcome outcome,
-      Instant now)
-      throws SQLException {
+  private static Map<ClaimKey, Integer> recordSuccessesUnderClaim(
+      Connection connection, List<Finished> successes, Instant now) throws SQLException {
+    Map<ClaimKey, Integer> recorded = new HashMap<>();
+    if (successes.isEmpty()) {
+      return recorded;
+    }
+    int n = successes.size();
+    Long[] ids = new Long[n];
+    Long[] tokens = new Long[n];
+    String[] attemptedAt = new String[n];
+    String[] urls = new String[n];
+    Integer[] statusCodes = new Integer[n];
+    Integer[] latencies = new Integer[n];
+    String[] snippets = new String[n];
+    for (int i = 0; i < n; i++) {
+      Finished attempt = successes.get(i);
+      ids[i] = attempt.deliveryId();
+      tokens[i] = attempt.leaseToken();
+      attemptedAt[i] = attempt.attemptedAt().toString();
+      urls[i] = attempt.url();
+      statusCodes[i] = attempt.outcome().statusCode();
+      latencies[i] = (int) Math.min(Integer.MAX_VALUE, attempt.outcome().latencyMillis());
+      snippets[i] = attempt.outcome().responseSnippet();
+    }
     try (PreparedStatement succeed =
         Statements.plannedEachTime(
             connection,
-            "WITH ended AS (UPDATE webhook_deliveries SET status = 'succeeded',"
-                + " attempt_count = attempt_count + 1, next_attempt_at = NULL, lease_token = NULL,"
-                + " last_status_code = ?, last_error = NULL, last_attempt_at = ?, completed_at = ?"
-                + " WHERE id = ? AND status = 'pending' AND lease_token = ?"
-                + " RETURNING id, attempt_count)"
-                + " INSERT INTO webhook_attempts (delivery_id, attempt_number, attempted_at, url,"
-                + " status_code, latency_ms, error, response_snippet)"
-                + " SELECT id, attempt_count, ?, ?, ?, ?, NULL, ? FROM ended"
-                + " RETURNING attempt_number")) {
-      succeed.setInt(1, outcome.statusCode());
-      succeed.setTimestamp(2, Timestamp.from(attemptedAt));
-      succeed.setTimestamp(3, Timestamp.from(now));
-      succeed.setLong(4, id);
-      succeed.setLong(5, leaseToken);
-      succeed.setTimestamp(6, Timestamp.from(attemptedAt));
-      succeed.setString(7, url);
-      succeed.setInt(8, outcome.statusCode());
-      succeed.setInt(9, (int) Math.min(Integer.MAX_VALUE, outcome.latencyMillis()));
-      succeed.setString(10, outcome.responseSnippet());
+            "WITH finished AS (SELECT * FROM unnest(?::bigint[], ?::bigint[], ?::timestamptz[],"
+                + " ?::text[], ?::int[], ?::int[], ?::text[]) AS f(delivery_id, lease_token,"
+                + " attempted_at, url, status_code, latency_ms, snippet)),"
+                + " ended AS (UPDATE webhook_deliveries d SET status = 'succeeded',"
+                + " attempt_count = d.attempt_count + 1, next_attempt_at = NULL,"
+                + " lease_token = NULL, last_status_code = f.status_code, last_error = NULL,"
+                + " last_attempt_at = f.attempted_at, completed_at = ? FROM finished f"
+                + " WHERE d.id = f.delivery_id AND d.status = 'pending'"
+                + " AND d.lease_token = f.lease_token"
+                + " RETURNING d.id, f.lease_token, d.attempt_count, f.attempted_at, f.url,"
+                + " f.status_code, f.latency_ms, f.snippet),"
+                + " logged AS (INSERT INTO webhook_attempts (delivery_id, attempt_number,"
+                + " attempted_at, url, status_code, latency_ms, error, response_snippet)"
+                + " SELECT id, attempt_count, attempted_at, url, status_code, latency_ms, NULL,"
+                + " snippet FROM ended)"
+                + " SELECT id, lease_token, attempt_count FROM ended")) {
+      succeed.setArray(1, connection.createArrayOf("int8", ids));
+      succeed.setArray(2, connection.createArrayOf("int8", tokens));
+      succeed.setArray(3, connection.createArrayOf("text", attemptedAt));
+      succeed.setArray(4, connection.createArrayOf("text", urls));
+      succeed.setArray(5, connection.createArrayOf("int4", statusCodes));
+      succeed.setArray(6, connection.createArrayOf("int4", latencies));
+      succeed.setArray(7, connection.createArrayOf("text", snippets));
+      succeed.setTimestamp(8, Timestamp.from(now));
       try (ResultSet rs = succeed.executeQuery()) {
-        return rs.next()
-            ? Optional.of(new Recorded(DeliveryStatus.SUCCEEDED, rs.getInt(1), null, true))
-            : Optional.empty();
+        while (rs.next()) {
+          recorded.put(new ClaimKey(rs.getLong(1), rs.getLong(2)), rs.getInt(3));
+        }
       }
     }
+    return recorded;
   }
 
   private static void insertAttempt(
