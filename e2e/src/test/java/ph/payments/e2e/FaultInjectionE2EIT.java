@@ -13,6 +13,9 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * Issue 8: nothing accepted is lost or doubled while processes die and the database goes away.
@@ -24,6 +27,8 @@ import org.junit.jupiter.api.Test;
  * Afterwards everything accepted happened exactly once ({@link
  * FaultStream#checkEverythingHappenedOnce}). See docs/reliability.md.
  */
+@Execution(ExecutionMode.CONCURRENT) // beside the shared system's classes
+@ResourceLock(FaultStream.OWN_SYSTEM)
 class FaultInjectionE2EIT {
 
   private static final int CLIENTS = 4;

@@ -55,6 +55,12 @@ import ph.payments.webhooks.verify.WebhookSignatureException;
  */
 final class FaultStream implements AutoCloseable {
 
+  /**
+   * The lock of the classes that run a fault stream on a system of their own: they run beside the
+   * shared system's classes, but one at a time (junit-platform.properties).
+   */
+  static final String OWN_SYSTEM = "a fault-injection system of its own";
+
   private static final Duration PAUSE_BETWEEN_FLOWS = Duration.ofMillis(250);
   private static final Duration CALL_DEADLINE = Duration.ofMinutes(3);
   private static final Duration CONVERGENCE_DEADLINE = Duration.ofMinutes(3);
@@ -104,10 +110,13 @@ final class FaultStream implements AutoCloseable {
    * bin/run's environment for a system under faults, then {@code more}: the clients are the load
    * and no key should be throttled; a delivery that failed, or whose attempt died with its process,
    * comes back soon; a JVM restarting on a busy 2-core machine may take longer than bin/run's
-   * default 90 s (these tests check what survives a restart, not how fast it is).
+   * default 90 s (these tests check what survives a restart, not how fast it is); pools of 5
+   * connections, as the shared system's, since it runs beside that one on the same PostgreSQL
+   * server (100 connections on a default install).
    */
   private static Map<String, String> environment(Map<String, String> more) {
     Map<String, String> environment = new HashMap<>();
+    environment.put("DATABASE_POOL_SIZE", "5");
     environment.put("RATE_LIMIT_PER_MINUTE", "1000000");
     environment.put("WEBHOOK_RETRY_SCHEDULE", "1s,1s,2s,3s,5s,8s");
     environment.put("WEBHOOK_TIMEOUT", "3s");

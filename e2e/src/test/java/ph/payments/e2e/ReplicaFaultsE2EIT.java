@@ -24,6 +24,9 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * Issue 20: two replicas of each internal service (bin/run {@code *_REPLICAS=2}) share their
@@ -41,6 +44,8 @@ import org.junit.jupiter.api.Test;
  * delivery happened exactly once ({@link FaultStream#checkEverythingHappenedOnce}), and every read
  * of the clients was answered 200 at the first try.
  */
+@Execution(ExecutionMode.CONCURRENT) // beside the shared system's classes
+@ResourceLock(FaultStream.OWN_SYSTEM)
 class ReplicaFaultsE2EIT {
 
   /** Two replicas of each internal service; seven service JVMs share PostgreSQL with others'. */

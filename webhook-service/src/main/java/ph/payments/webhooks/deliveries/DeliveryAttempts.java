@@ -176,10 +176,31 @@ public class DeliveryAttempts {
    */
   public List<Prepared> prepare(Connection connection, List<JdbcDeliveries.Claim> claims)
       throws SQLException {
-    Map<String, Optional<JdbcWebhookEndpoints.Stored>> endpointsById = new HashMap<>();
-    Map<String, SigningKeys> keysByEndpoint = new HashMap<>();
     Map<Long, JdbcDeliveries.Work> works =
         deliveries.works(connection, claims.stream().map(JdbcDeliveries.Claim::id).toList());
+    return prepare(connection, claims, works, new Lookups());
+  }
+
+  /**
+   * Endpoints and their signing keys as one transaction read them, each once: a claim's, or the
+   * fan-out of one poll's events ({@link ph.payments.webhooks.events.FanOut.Reads}).
+   */
+  public static final class Lookups {
+    private final Map<String, Optional<JdbcWebhookEndpoints.Stored>> endpointsById =
+        new HashMap<>();
+    private final Map<String, SigningKeys> keysByEndpoint = new HashMap<>();
+  }
+
+  /**
+   * As {@link #prepare(Connection, List)}, for claims whose work the caller knows already (the
+   * fan-out that has just written it), with endpoints and keys from {@code lookups}.
+   */
+  public List<Prepared> prepare(
+      Connection connection,
+      List<JdbcDeliveries.Claim> claims,
+      Map<Long, JdbcDeliveries.Work> works,
+      Lookups lookups)
+      throws SQLException {
     List<Prepared> prepared = new ArrayList<>(claims.size());
     for (JdbcDeliveries.Claim claim : claims) {
       try {
@@ -187,8 +208,8 @@ public class DeliveryAttempts {
                 connection,
                 claim,
                 Optional.ofNullable(works.get(claim.id())),
-                endpointsById,
-                keysByEndpoint)
+                lookups.endpointsById,
+                lookups.keysByEndpoint)
             .ifPresent(prepared::add);
       } catch (RuntimeException e) {
         // E.g. a secret that does not decrypt: this delivery waits for its lease to end and tries

@@ -71,6 +71,7 @@ public class EventListener {
     // What each record's latest try handed off, until its transaction is known to have committed.
     Map<ConsumerRecord<String, byte[]>, Reservations> uncommitted = new IdentityHashMap<>();
     boolean[] waiting = {false};
+    FanOut.Reads reads = new FanOut.Reads();
     try {
       applier.apply(
           records,
@@ -83,7 +84,7 @@ public class EventListener {
             Reservations slots = new Reservations(scheduler);
             uncommitted.put(record, slots);
             FanOut.Created created =
-                fanOut.apply(connection, KafkaEnvelopes.fromRecord(record), slots);
+                fanOut.apply(connection, KafkaEnvelopes.fromRecord(record), slots, reads);
             waiting[0] |= created.waiting() > 0;
           },
           committed -> {

@@ -8,7 +8,9 @@ import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import org.slf4j.Logger;
@@ -16,7 +18,11 @@ import org.slf4j.LoggerFactory;
 import ph.payments.contracts.Envelope;
 import ph.payments.platform.inbox.IdempotentConsumer;
 import ph.payments.platform.json.Json;
+import ph.payments.platform.tracing.MessageContext;
+import ph.payments.platform.tracing.RequestIds;
+import ph.payments.platform.tracing.Tracing;
 import ph.payments.webhooks.deliveries.DeliveryAttempts;
+import ph.payments.webhooks.deliveries.DeliveryStatus;
 import ph.payments.webhooks.deliveries.JdbcDeliveries;
 import ph.payments.webhooks.deliveries.Reservations;
 import ph.payments.webhooks.endpoints.JdbcWebhookEndpoints;
@@ -80,12 +86,28 @@ public class FanOut {
   }
 
   /**
+   * What the fan-out of one poll's events reads once and uses for every event of the poll: the
+   * endpoints that receive a merchant environment's event type, and each endpoint with its signing
+   * keys (for the attempts handed off). Its events were published within the poll; an endpoint
+   * created, changed or disabled while they are fanned out takes effect from the next poll, as it
+   * would for events a moment older.
+   */
+  public static final class Reads {
+    private record Receivers(String merchantId, String environment, String eventType) {}
+
+    private final Map<Receivers, List<String>> receiving = new HashMap<>();
+    private final DeliveryAttempts.Lookups endpoints = new DeliveryAttempts.Lookups();
+  }
+
+  /**
    * Creates the event's deliveries, handing off to this instance those that get a slot from {@code
    * slots}: they are leased and prepared in the caller's transaction, and {@code slots} holds their
    * attempts for the caller to start once that transaction committed ({@link
    * Reservations#committed}), or to drop if it did not ({@link Reservations#rolledBack}).
+   *
+   * @param reads what this poll's fan-out has read so far
    */
-  public Created apply(Connection connection, Envelope envelope, Reservations slots)
+  public Created apply(Connection connection, Envelope envelope, Reservations slots, Reads reads)
       throws SQLException {
     Created[] created = {Created.NONE};
     inbox.apply(
@@ -93,13 +115,13 @@ public class FanOut {
         CONSUMER,
         envelope.messageId(),
         tx -> {
-          created[0] = fanOut(tx, envelope, slots);
+          created[0] = fanOut(tx, envelope, slots, reads);
           return null;
         });
     return created[0];
   }
 
-  private Created fanOut(Connection connection, Envelope envelope, Reservations slots)
+  private Created fanOut(Connection connection, Envelope envelope, Reservations slots, Reads reads)
       throws SQLException {
     String merchantId = envelope.attribute(Envelope.ATTRIBUTE_MERCHANT_ID);
     JsonNode event;
@@ -118,7 +140,12 @@ public class FanOut {
           envelope.messageId());
       return Created.NONE;
     }
-    List<String> receiving = endpoints.receiving(connection, merchantId, environment, type);
+    Reads.Receivers key = new Reads.Receivers(merchantId, environment, type);
+    List<String> receiving = reads.receiving.get(key);
+    if (receiving == null) {
+      receiving = endpoints.receiving(connection, merchantId, environment, type);
+      reads.receiving.put(key, receiving);
+    }
     String override = overrideUrl(envelope);
     if (receiving.isEmpty() && override == null) {
       return Created.NONE;
@@ -126,16 +153,22 @@ public class FanOut {
     Instant now = clock.instant();
     deliveries.insertEvent(
         connection, eventId, merchantId, environment, type, envelope.payload(), now);
-    long leaseToken = ThreadLocalRandom.current().nextLong();
-    List<JdbcDeliveries.Claim> handedOff = new ArrayList<>();
+    HandOff handOff =
+        new HandOff(
+            slots,
+            ThreadLocalRandom.current().nextLong(),
+            merchantId,
+            environment,
+            eventId,
+            type,
+            envelope.payload());
     int waiting = 0;
     for (String endpointId : receiving) {
       waiting +=
-          create(
-              slots,
+          handOff.create(
               endpointId,
-              leaseToken,
-              handedOff,
+              endpointId,
+              null,
               lease ->
                   deliveries.insertForEndpoint(
                       connection, merchantId, environment, endpointId, eventId, type, now, lease));
@@ -145,11 +178,10 @@ public class FanOut {
       accountSecrets.ensure(connection, merchantId, environment);
       String target = target(override);
       waiting +=
-          create(
-              slots,
+          handOff.create(
               target,
-              leaseToken,
-              handedOff,
+              null,
+              override,
               lease ->
                   deliveries.insertForOverride(
                       connection,
@@ -162,10 +194,12 @@ public class FanOut {
                       now,
                       lease));
     }
-    if (!handedOff.isEmpty()) {
+    if (!handOff.claims.isEmpty()) {
       // A delivery that cannot be prepared (a secret that does not decrypt) stays leased and comes
       // back to a claim when its lease ends, as a claimed one does; its slot is given back.
-      attempts.prepare(connection, handedOff).forEach(slots::prepared);
+      attempts
+          .prepare(connection, handOff.claims, handOff.works, reads.endpoints)
+          .forEach(slots::prepared);
     }
     if (waiting > 0) {
       deliveries.notifySchedulers(connection);
@@ -180,29 +214,74 @@ public class FanOut {
   }
 
   /**
-   * Creates a delivery to {@code target}: handed off (leased, and noted in {@code handedOff}) when
-   * a slot is free for it, else due now for a claim. None when it existed already.
-   *
-   * @return 1 when a delivery was created that waits for a claim
+   * The deliveries of one event handed off to this instance: their claims (one lease token for
+   * all), and the work of each as it was just written, so that preparing their attempts reads none
+   * of it back.
    */
-  private static int create(
-      Reservations slots,
-      String target,
-      long leaseToken,
-      List<JdbcDeliveries.Claim> handedOff,
-      Insert insert)
-      throws SQLException {
-    boolean reserved = slots.reserve(target);
-    Optional<Long> id = insert.insert(reserved ? leaseToken : null);
-    if (!reserved) {
-      return id.isPresent() ? 1 : 0;
+  private static final class HandOff {
+    private final Reservations slots;
+    private final long leaseToken;
+    private final String merchantId;
+    private final String environment;
+    private final String eventId;
+    private final String eventType;
+    private final byte[] body;
+    private final Map<String, String> context = MessageContext.withCurrent(Map.of());
+    private final List<JdbcDeliveries.Claim> claims = new ArrayList<>();
+    private final Map<Long, JdbcDeliveries.Work> works = new HashMap<>();
+
+    HandOff(
+        Reservations slots,
+        long leaseToken,
+        String merchantId,
+        String environment,
+        String eventId,
+        String eventType,
+        byte[] body) {
+      this.slots = slots;
+      this.leaseToken = leaseToken;
+      this.merchantId = merchantId;
+      this.environment = environment;
+      this.eventId = eventId;
+      this.eventType = eventType;
+      this.body = body;
     }
-    if (id.isPresent()) {
-      handedOff.add(new JdbcDeliveries.Claim(id.get(), target, leaseToken));
-    } else {
-      slots.giveBack(target);
+
+    /**
+     * Creates a delivery to {@code target}: handed off (leased, and its claim and work noted) when
+     * a slot is free for it, else due now for a claim. None when it existed already.
+     *
+     * @return 1 when a delivery was created that waits for a claim
+     */
+    int create(String target, String endpointId, String overrideUrl, Insert insert)
+        throws SQLException {
+      boolean reserved = slots.reserve(target);
+      Optional<Long> id = insert.insert(reserved ? leaseToken : null);
+      if (!reserved) {
+        return id.isPresent() ? 1 : 0;
+      }
+      if (id.isEmpty()) {
+        slots.giveBack(target);
+        return 0;
+      }
+      claims.add(new JdbcDeliveries.Claim(id.get(), target, leaseToken));
+      works.put(
+          id.get(),
+          new JdbcDeliveries.Work(
+              id.get(),
+              merchantId,
+              environment,
+              endpointId,
+              overrideUrl,
+              eventId,
+              eventType,
+              body,
+              DeliveryStatus.PENDING,
+              leaseToken,
+              context.get(Tracing.TRACEPARENT),
+              context.get(RequestIds.ATTRIBUTE)));
+      return 0;
     }
-    return 0;
   }
 
   private static String overrideUrl(Envelope envelope) {
