@@ -204,12 +204,7 @@ public class DeliveryAttempts {
     List<Prepared> prepared = new ArrayList<>(claims.size());
     for (JdbcDeliveries.Claim claim : claims) {
       try {
-        prepare(
-                connection,
-                claim,
-                Optional.ofNullable(works.get(claim.id())),
-                lookups.endpointsById,
-                lookups.keysByEndpoint)
+        prepare(connection, claim, Optional.ofNullable(works.get(claim.id())), lookups)
             .ifPresent(prepared::add);
       } catch (RuntimeException e) {
         // E.g. a secret that does not decrypt: this delivery waits for its lease to end and tries
@@ -224,8 +219,7 @@ public class DeliveryAttempts {
       Connection connection,
       JdbcDeliveries.Claim claim,
       Optional<JdbcDeliveries.Work> found,
-      Map<String, Optional<JdbcWebhookEndpoints.Stored>> endpointsById,
-      Map<String, SigningKeys> keysByEndpoint)
+      Lookups lookups)
       throws SQLException {
     if (found.isEmpty()) {
       return Optional.empty();
@@ -243,10 +237,10 @@ public class DeliveryAttempts {
               .orElseThrow(() -> new IllegalStateException("no account secret"));
       return Optional.of(new Prepared(claim, work, work.overrideUrl(), keys));
     }
-    Optional<JdbcWebhookEndpoints.Stored> endpoint = endpointsById.get(work.endpointId());
+    Optional<JdbcWebhookEndpoints.Stored> endpoint = lookups.endpointsById.get(work.endpointId());
     if (endpoint == null) {
       endpoint = endpoints.findAny(connection, work.endpointId());
-      endpointsById.put(work.endpointId(), endpoint);
+      lookups.endpointsById.put(work.endpointId(), endpoint);
     }
     JdbcWebhookEndpoints.Stored stored =
         endpoint.orElseThrow(() -> new IllegalStateException("no endpoint " + work.endpointId()));
@@ -259,10 +253,10 @@ public class DeliveryAttempts {
           clock.instant());
       return Optional.empty();
     }
-    SigningKeys keys = keysByEndpoint.get(work.endpointId());
+    SigningKeys keys = lookups.keysByEndpoint.get(work.endpointId());
     if (keys == null) {
       keys = endpoints.keys(connection, work.endpointId());
-      keysByEndpoint.put(work.endpointId(), keys);
+      lookups.keysByEndpoint.put(work.endpointId(), keys);
     }
     return Optional.of(new Prepared(claim, work, stored.endpoint().url(), keys));
   }
