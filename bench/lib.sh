@@ -18,6 +18,13 @@
 # document its section goes to (default docs/benchmarks.md), so a comparison need not replace the
 # baseline: BENCH_DOC=docs/scaling.md BENCH_REPLICAS=2 bench/run-payment-creation writes the
 # section payment-creation-replicas-2 of docs/scaling.md.
+#
+# AOT caches (bin/run's AOT_CACHE, Java 25+; docs/operations.md "Start-up and warm-up"): with
+# BENCH_AOT [1] every JVM of the system starts from its cache in bench/target/aot. A build that has
+# none yet trains them once: the first system started records them while BENCH_AOT_TRAINING
+# [20000] payments are created at 64 connections and 250 webhook events/s are delivered for 30 s
+# (half of them through the test helpers), writes them as it stops, and the benchmark starts its
+# system again from them, on fresh databases. BENCH_AOT=0: no caches, as before 2026-11-29.
 # shellcheck shell=bash
 
 BENCH_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -110,6 +117,11 @@ bench_start() {
   # A shared machine can be slow to start four JVMs; bin/run's default is 90 s.
   export HEALTH_TIMEOUT_SECONDS="${HEALTH_TIMEOUT_SECONDS:-300}"
   export BENCH_GATEWAY="http://127.0.0.1:$GATEWAY_PORT"
+  if [[ "${BENCH_AOT:-1}" == 1 ]]; then
+    export AOT_CACHE="$BENCH_ROOT/bench/target/aot"
+  else
+    unset AOT_CACHE
+  fi
   mkdir -p "$RUN_DIR"
   # The same benchmark run from another checkout has these ports and these databases: while it
   # runs, leave both alone (dropping its databases "WITH (FORCE)" would break it mid-run).
@@ -126,16 +138,45 @@ bench_start() {
   trap bench_on_exit EXIT
   trap 'exit 130' INT TERM
   # bin/run gives Kafka 30 s to listen; on a machine loaded by others it sometimes needs more.
+  bench_launch_retrying
+  BENCH_JAVA="$(grep -o '^Java [0-9]*: [^ ]*' "$RUN_DIR/run.out" | awk '{print $3}')"
+  BENCH_JAVA="${BENCH_JAVA:-java}"
+  if grep -q '^AOT cache: .* records one' "$RUN_DIR/run.out"; then
+    bench_train_aot
+  fi
+  bench_log "$name: system READY in ${BENCH_READY_SECONDS}s (gateway $BENCH_GATEWAY, databases ${DB_PREFIX}_*)"
+}
+
+bench_launch_retrying() {
   local attempt
   for attempt in 1 2 3; do
-    bench_launch && break
+    bench_launch && return 0
     ((attempt < 3)) || bench_fail "bin/run did not get to READY in three attempts"
     bench_log "bin/run did not get to READY (attempt $attempt); trying again"
     sleep 5
   done
-  BENCH_JAVA="$(grep -o '^Java [0-9]*: [^ ]*' "$RUN_DIR/run.out" | awk '{print $3}')"
-  BENCH_JAVA="${BENCH_JAVA:-java}"
-  bench_log "$name: system READY in ${BENCH_READY_SECONDS}s (gateway $BENCH_GATEWAY, databases ${DB_PREFIX}_*)"
+}
+
+# The system just started records the AOT caches of this build: give them the work of the command
+# path and of webhook delivery, stop it (they are written as its JVMs exit) and start it again from
+# them, on fresh databases.
+bench_train_aot() {
+  local creations="${BENCH_AOT_TRAINING:-20000}"
+  bench_log "no AOT caches for this build yet: training them with $creations creations at 64 connections, then 60 s of webhooks"
+  BENCH_WARMUP=0 bench_java ph.payments.bench.PaymentCreationBench "$BENCH_GATEWAY" \
+    "$PAYMENTS_ADMIN_TOKEN" "$creations" 64 >/dev/null
+  BENCH_WARMUP_SECONDS=10 BENCH_OUTPUT=/dev/null bench_java ph.payments.bench.WebhookBench \
+    "$BENCH_GATEWAY" "$PAYMENTS_ADMIN_TOKEN" "$(bench_jdbc payments)" "$(bench_jdbc webhooks)" \
+    250 30 125 0 >/dev/null
+  bench_stop
+  grep '^AOT cache' "$RUN_DIR/run.out" >&2 || true
+  if [[ "${BENCH_KEEP_DATABASES:-0}" != 1 ]]; then
+    bench_drop_databases
+  fi
+  bench_launch_retrying
+  if grep -q '^AOT cache: .* records one' "$RUN_DIR/run.out"; then
+    bench_fail "the AOT caches were not written (bin/run's output: $RUN_DIR/run.out)"
+  fi
 }
 
 # SIGTERM to bin/run, which stops Kafka and the services and waits for them.
@@ -254,6 +295,13 @@ bench_note() {
   if [[ -n "$(bench_replicas)" ]]; then
     printf -- '- Replicas of the internal services, each its own JVM: %s (the gateway one).\n' \
       "$(bench_replicas)"
+  fi
+  if grep -q '^AOT cache: .* starts from' "$RUN_DIR/run.out" 2>/dev/null; then
+    printf -- '- Every JVM started from an AOT cache of this build (JDK 25; trained by %s creations at\n' \
+      "${BENCH_AOT_TRAINING:-20000}"
+    printf -- '  64 connections and 30 s of webhooks at 250 events/s; bench/lib.sh). `BENCH_AOT=0` measures without.\n'
+  else
+    printf -- '- No AOT caches (`BENCH_AOT=0`, or a JDK older than 25).\n'
   fi
   printf -- '- Load average (1/5/15 min) before: %s; after: %s. Other JVMs running (other\n' \
     "$BENCH_LOAD_BEFORE" "$(bench_load)"

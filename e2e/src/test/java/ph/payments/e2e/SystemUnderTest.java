@@ -415,6 +415,11 @@ final class SystemUnderTest implements AutoCloseable {
     return String.join("\n", lines.subList(Math.max(0, lines.size() - 60), lines.size()));
   }
 
+  /** What bin/run printed so far, line by line. */
+  List<String> outputLines() throws IOException {
+    return Files.exists(output) ? Files.readAllLines(output, StandardCharsets.UTF_8) : List.of();
+  }
+
   /** Whether bin/run printed {@code line} (ignoring surrounding blanks). */
   boolean outputHas(String line) throws IOException {
     return Files.exists(output)
@@ -449,7 +454,7 @@ final class SystemUnderTest implements AutoCloseable {
     }
   }
 
-  private static void deleteRecursively(Path folder) throws IOException {
+  static void deleteRecursively(Path folder) throws IOException {
     if (Files.exists(folder)) {
       try (var paths = Files.walk(folder)) {
         for (Path path : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
