@@ -147,9 +147,17 @@ class BatchWriterTest {
     assertTrue(firstStarted.await(5, TimeUnit.SECONDS));
     CompletableFuture<String> queued = submit(writer, 1);
     awaitQueued(writer, 1);
-    CompletableFuture<Void> stopped = CompletableFuture.runAsync(writer::stop);
+    Thread stopper = new Thread(writer::stop, "stopper");
+    stopper.start();
+    // stop() marks the writer stopping, then waits for it: release the first batch only then, or
+    // the writer could take the queued item as a batch of its own before it knew.
+    while (stopper.getState() != Thread.State.TIMED_WAITING) {
+      assertTrue(stopper.isAlive(), "stop() returned before the first batch was released");
+      Thread.sleep(1);
+    }
     releaseFirst.countDown();
-    stopped.get(5, TimeUnit.SECONDS);
+    stopper.join(5_000);
+    assertFalse(stopper.isAlive(), "stop() did not return");
 
     assertEquals("done 100", first.get(5, TimeUnit.SECONDS));
     assertEquals("alone 1", queued.get(5, TimeUnit.SECONDS));
