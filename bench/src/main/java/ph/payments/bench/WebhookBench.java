@@ -86,8 +86,10 @@ public final class WebhookBench {
           "p90 ms",
           "p99 ms",
           "max ms");
+      List<String> windowNotes = new ArrayList<>();
       for (double each : rates) {
         Result direct = direct(writer, receiver, each, seconds);
+        windowNotes.add(String.format(Locale.ROOT, "%.0f/s: %s ms", each, direct.byWindow()));
         table.row(
             "event log + outbox written as `EventLog.append` does, one event per transaction",
             String.format(Locale.ROOT, "%.0f", each),
@@ -112,6 +114,10 @@ public final class WebhookBench {
           helpers.latencies.p99(),
           helpers.latencies.max());
 
+      table.note(
+          "Event log rows, p99 of the events committed in each 10 s of the stage, in order: "
+              + String.join("; ", windowNotes)
+              + ".");
       if (backlog > 0) { // none asked for: latencies only
         Throughput throughput =
             throughput(writer, receiver, webhooksJdbc, paymentsJdbc, endpoint, backlog);
@@ -146,7 +152,14 @@ public final class WebhookBench {
     table.print();
   }
 
-  record Result(int events, int delivered, double achievedRate, Latencies latencies) {}
+  /**
+   * @param byWindow p99 ms of the events committed in each 10 s of the stage, in order ("" where
+   *     not measured): whether a high p99 is a start that recovers or a queue that keeps growing
+   */
+  record Result(
+      int events, int delivered, double achievedRate, Latencies latencies, String byWindow) {}
+
+  private static final long WINDOW_NANOS = 10_000_000_000L;
 
   private static Result direct(EventLogWriter writer, Receiver receiver, double rate, int seconds)
       throws Exception {
@@ -177,7 +190,33 @@ public final class WebhookBench {
         latencies.add(arrival - w.committedNanos());
       }
     }
-    return new Result(count, delivered, achieved, latencies);
+    return new Result(count, delivered, achieved, latencies, byWindow(receiver, written));
+  }
+
+  private static String byWindow(Receiver receiver, EventLogWriter.Written[] written) {
+    if (written.length == 0) {
+      return "";
+    }
+    long start = written[0].committedNanos();
+    for (EventLogWriter.Written w : written) {
+      start = Math.min(start, w.committedNanos());
+    }
+    List<Latencies> windows = new ArrayList<>();
+    for (EventLogWriter.Written w : written) {
+      int window = (int) ((w.committedNanos() - start) / WINDOW_NANOS);
+      while (windows.size() <= window) {
+        windows.add(new Latencies());
+      }
+      Long arrival = receiver.arrivalNanos(w.eventId());
+      if (arrival != null) {
+        windows.get(window).add(arrival - w.committedNanos());
+      }
+    }
+    List<String> p99s = new ArrayList<>();
+    for (Latencies window : windows) {
+      p99s.add(String.format(Locale.ROOT, "%.0f", window.percentileMillis(99)));
+    }
+    return String.join(" / ", p99s);
   }
 
   private static Result throughHelpers(
@@ -265,7 +304,7 @@ public final class WebhookBench {
       }
     }
     double achieved = events.size() / Math.max(1e-3, (lastMicros - firstMicros) / 1e6);
-    return new Result(events.size(), delivered, achieved, latencies);
+    return new Result(events.size(), delivered, achieved, latencies, "");
   }
 
   record Throughput(
