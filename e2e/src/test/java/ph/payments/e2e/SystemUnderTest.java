@@ -422,9 +422,7 @@ final class SystemUnderTest implements AutoCloseable {
 
   /** Whether bin/run printed {@code line} (ignoring surrounding blanks). */
   boolean outputHas(String line) throws IOException {
-    return Files.exists(output)
-        && Files.readAllLines(output, StandardCharsets.UTF_8).stream()
-            .anyMatch(l -> l.strip().equals(line));
+    return outputLines().stream().anyMatch(l -> l.strip().equals(line));
   }
 
   /** The PostgreSQL server bin/run uses, as its maintenance database {@code postgres}. */
