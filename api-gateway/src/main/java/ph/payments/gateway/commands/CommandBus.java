@@ -171,9 +171,16 @@ public class CommandBus {
     return new Waiter(commandId, future);
   }
 
-  /** Writes the command and its outbox row in one transaction; nothing is published before. */
+  /**
+   * Writes the command and its outbox row in one statement, auto-committed: one round trip to the
+   * database; nothing is published before it commits.
+   */
   public void accept(Command command, String topic) {
-    accept(command, topic, (connection, admitted) -> true);
+    transactions.autoCommitted(
+        connection -> {
+          write(connection, command, topic);
+          return null;
+        });
   }
 
   /**
@@ -188,17 +195,22 @@ public class CommandBus {
           if (!admission.admit(connection, command)) {
             return false;
           }
-          CommandLog.insert(connection, command, topic);
-          outbox.append(
-              connection,
-              new OutboxMessage(
-                  command.commandId(),
-                  topic,
-                  command.commandId(),
-                  CommandTypes.messageType(command.type()),
-                  Json.toBytes(command)));
+          write(connection, command, topic);
           return true;
         });
+  }
+
+  /** The command's row and its outbox row, in one statement. */
+  private void write(Connection connection, Command command, String topic) throws SQLException {
+    outbox.appendWith(
+        connection,
+        CommandLog.insertion(command, topic),
+        new OutboxMessage(
+            command.commandId(),
+            topic,
+            command.commandId(),
+            CommandTypes.messageType(command.type()),
+            Json.toBytes(command)));
   }
 
   /**

@@ -6,29 +6,37 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 import ph.payments.contracts.commands.Command;
 import ph.payments.contracts.commands.CommandReply;
 import ph.payments.platform.json.Json;
+import ph.payments.platform.outbox.OutboxWriter;
+import ph.payments.platform.tx.Statements;
 
 /** The gateway's command table: what was accepted and, once known, what the owner answered. */
 final class CommandLog {
 
   static void insert(Connection connection, Command command, String topic) throws SQLException {
-    try (PreparedStatement insert =
-        connection.prepareStatement(
-            "INSERT INTO commands (command_id, command_type, topic, merchant_id, environment,"
-                + " resource_id, request, created_at) VALUES (?, ?, ?, ?, ?, ?, ?::json, ?)")) {
-      insert.setString(1, command.commandId());
-      insert.setString(2, command.type());
-      insert.setString(3, topic);
-      insert.setString(4, command.merchantId());
-      insert.setString(5, command.environment());
-      insert.setString(6, command.resourceId());
-      insert.setString(7, Json.toText(command.body()));
-      insert.setTimestamp(8, Timestamp.from(command.issuedAt()));
-      insert.executeUpdate();
-    }
+    insertion(command, topic).execute(connection);
+  }
+
+  /** The insert of {@code command}'s row, to run alone or in one statement with its outbox row. */
+  static OutboxWriter.Write insertion(Command command, String topic) {
+    return new OutboxWriter.Write(
+        "INSERT INTO commands (command_id, command_type, topic, merchant_id, environment,"
+            + " resource_id, request, created_at) VALUES (?, ?, ?, ?, ?, ?, ?::json, ?)",
+        (insert, first) -> {
+          insert.setString(first, command.commandId());
+          insert.setString(first + 1, command.type());
+          insert.setString(first + 2, topic);
+          insert.setString(first + 3, command.merchantId());
+          insert.setString(first + 4, command.environment());
+          insert.setString(first + 5, command.resourceId());
+          insert.setString(first + 6, Json.toText(command.body()));
+          insert.setTimestamp(first + 7, Timestamp.from(command.issuedAt()));
+          return first + 8;
+        });
   }
 
   /** Records the first reply for a command; a repeated reply changes nothing. */
@@ -43,6 +51,29 @@ final class CommandLog {
       update.setString(2, body);
       update.setTimestamp(3, Timestamp.from(at));
       update.setString(4, commandId);
+      update.executeUpdate();
+    }
+  }
+
+  /**
+   * Records the first reply for each of many commands, in one statement (the reply recorder's, once
+   * per poll); a command that has its reply already keeps it.
+   *
+   * @param replies at most one per command
+   */
+  static void recordReplies(Connection connection, List<ReplyHook.Reply> replies, Instant at)
+      throws SQLException {
+    // Planned at each execution: a plan kept from when the table was small joins by reading all
+    // of it (Statements).
+    try (PreparedStatement update =
+        Statements.plannedEachTime(
+            connection,
+            "UPDATE commands c SET reply_status = r.status, reply_body = r.body::json,"
+                + " replied_at = ? FROM "
+                + ReplyHook.Reply.ROWS
+                + " WHERE c.command_id = r.command_id AND c.replied_at IS NULL")) {
+      update.setTimestamp(1, Timestamp.from(at));
+      ReplyHook.Reply.setRows(update, 2, replies);
       update.executeUpdate();
     }
   }

@@ -12,21 +12,20 @@ import java.time.Instant;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.TopicPartition;
-import ph.payments.contracts.Envelope;
 import ph.payments.contracts.Topics;
 import ph.payments.contracts.commands.CommandReply;
-import ph.payments.platform.inbox.IdempotentConsumer;
 import ph.payments.platform.json.Json;
 import ph.payments.platform.kafka.BatchApplier;
 import ph.payments.platform.kafka.KafkaEnvelopes;
+import ph.payments.platform.kafka.KafkaTracing;
 import ph.payments.platform.kafka.ParkedMessages;
-import ph.payments.platform.kafka.Parkers;
 import ph.payments.platform.tx.Transactions;
 
 /**
@@ -50,7 +49,6 @@ final class ReplyListeners {
       batch = true)
   static class Recorder implements ConsumerRebalanceListener, ConsumerAware<String, byte[]> {
     private final BatchApplier applier;
-    private final IdempotentConsumer inbox;
     private final CommandBus bus;
     private final Clock clock;
     private final List<ReplyHook> hooks;
@@ -66,7 +64,6 @@ final class ReplyListeners {
 
     Recorder(
         Transactions transactions,
-        IdempotentConsumer inbox,
         CommandBus bus,
         Clock clock,
         List<ReplyHook> hooks,
@@ -76,16 +73,16 @@ final class ReplyListeners {
       // A reply that keeps failing to record is parked (no reply to a reply): its command keeps
       // no reply in the log and its idempotency record stays in progress until it expires. The
       // waiting request has had the reply all the same (receive wakes it first). The operator
-      // sees it in the list.
+      // sees it in the list. No inbox: recording a reply is idempotent by itself (the first
+      // reply of a command is kept, later ones change nothing), so a redelivery needs no id kept.
       this.applier =
           new BatchApplier(
               "command replies",
               transactions,
               settings,
               parked,
-              Parkers.inbox(inbox, RECORDER_GROUP),
+              (connection, record, reason) -> false,
               clock);
-      this.inbox = inbox;
       this.bus = bus;
       this.clock = clock;
       this.hooks = List.copyOf(hooks);
@@ -105,29 +102,38 @@ final class ReplyListeners {
           bus.complete(reply);
         }
       }
-      applier.apply(
+      // The whole poll in two statements (the log's and each hook's), not a few per reply.
+      applier.applyAll(
           records,
           consumer,
-          (connection, record) -> {
-            Envelope envelope = KafkaEnvelopes.fromRecord(record);
-            CommandReply read = replies.get(record);
-            // Unreadable: read again here, so that it fails inside the applier, which parks it.
-            CommandReply reply =
-                read != null ? read : Json.fromBytes(envelope.payload(), CommandReply.class);
-            // Serialised once, so the command log and every hook store the very same bytes.
-            String body = Json.toText(reply.body());
-            inbox.apply(
-                connection,
-                RECORDER_GROUP,
-                envelope.messageId(),
-                tx -> {
-                  Instant at = clock.instant();
-                  CommandLog.recordReply(tx, reply.commandId(), reply.status(), body, at);
-                  for (ReplyHook hook : hooks) {
-                    hook.replyRecorded(tx, reply.commandId(), reply.status(), body, at);
-                  }
-                  return null;
-                });
+          (connection, batch) -> {
+            Map<String, ReplyHook.Reply> first = new LinkedHashMap<>();
+            for (ConsumerRecord<String, byte[]> record : batch) {
+              KafkaTracing.consume(
+                  "command replies",
+                  record,
+                  () -> {
+                    CommandReply read = replies.get(record);
+                    // Unreadable: read again here, so that it fails inside the applier, which
+                    // parks it.
+                    CommandReply reply =
+                        read != null
+                            ? read
+                            : Json.fromBytes(
+                                KafkaEnvelopes.fromRecord(record).payload(), CommandReply.class);
+                    // Serialised once, so the command log and every hook store the same bytes.
+                    first.computeIfAbsent(
+                        reply.commandId(),
+                        id -> new ReplyHook.Reply(id, reply.status(), Json.toText(reply.body())));
+                    return null;
+                  });
+            }
+            List<ReplyHook.Reply> recorded = List.copyOf(first.values());
+            Instant at = clock.instant();
+            CommandLog.recordReplies(connection, recorded, at);
+            for (ReplyHook hook : hooks) {
+              hook.repliesRecorded(connection, recorded, at);
+            }
           });
       // The consumer's position, not the last record's: the applier rewinds a failing partition.
       // Only the batch's partitions surely have one without asking the broker.

@@ -50,6 +50,18 @@ public final class BatchApplier {
   }
 
   /**
+   * The effect of records applied together, inside the caller's transaction: set-based statements
+   * for a whole poll instead of one round of statements per record. When the poll's transaction
+   * fails, the records are applied one transaction each, as with {@link RecordWork}: the work is
+   * then given a list of one.
+   */
+  @FunctionalInterface
+  public interface BatchWork {
+    void apply(Connection connection, List<ConsumerRecord<String, byte[]>> records)
+        throws SQLException;
+  }
+
+  /**
    * Told, right after a transaction of {@link #apply} committed, the records whose work it held:
    * the whole poll, or one record when they are applied one by one. A record whose transaction
    * rolled back is not told (its work is applied again, or the record waits for the next poll), nor
@@ -155,15 +167,38 @@ public final class BatchApplier {
       Consumer<?, ?> consumer,
       RecordWork work,
       Committed committed) {
+    return applyAll(
+        records,
+        consumer,
+        (connection, batch) -> {
+          for (ConsumerRecord<String, byte[]> record : batch) {
+            applyTraced(work, connection, record);
+          }
+        },
+        committed);
+  }
+
+  /**
+   * Like {@link #apply(List, Consumer, RecordWork)} for work that takes the poll's records at once
+   * (its own spans: {@link KafkaTracing#consume} per record is the caller's to open).
+   */
+  public int applyAll(
+      List<ConsumerRecord<String, byte[]>> records, Consumer<?, ?> consumer, BatchWork work) {
+    return applyAll(records, consumer, work, committed -> {});
+  }
+
+  private int applyAll(
+      List<ConsumerRecord<String, byte[]>> records,
+      Consumer<?, ?> consumer,
+      BatchWork work,
+      Committed committed) {
     if (records.isEmpty()) {
       return 0;
     }
     try {
       transactions.inTransaction(
           connection -> {
-            for (ConsumerRecord<String, byte[]> record : records) {
-              applyTraced(work, connection, record);
-            }
+            work.apply(connection, records);
             return null;
           });
     } catch (RuntimeException batchFailed) {
@@ -207,7 +242,7 @@ public final class BatchApplier {
   private int applyOneByOne(
       List<ConsumerRecord<String, byte[]>> records,
       Consumer<?, ?> consumer,
-      RecordWork work,
+      BatchWork work,
       Committed committed) {
     Map<TopicPartition, ConsumerRecord<String, byte[]>> stuck = new LinkedHashMap<>();
     Map<TopicPartition, OffsetAndMetadata> applied = new HashMap<>();
@@ -220,7 +255,7 @@ public final class BatchApplier {
       try {
         transactions.inTransaction(
             connection -> {
-              applyTraced(work, connection, record);
+              work.apply(connection, List.of(record));
               return null;
             });
       } catch (RuntimeException failed) {

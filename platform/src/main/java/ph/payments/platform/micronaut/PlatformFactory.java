@@ -8,6 +8,7 @@ import io.micronaut.context.annotation.Value;
 import io.micronaut.context.env.Environment;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.core.naming.conventions.StringConvention;
+import io.micronaut.data.connection.ConnectionOperations;
 import io.micronaut.transaction.TransactionOperations;
 import jakarta.inject.Singleton;
 import java.sql.Connection;
@@ -58,11 +59,24 @@ public class PlatformFactory {
   }
 
   @Singleton
-  Transactions transactions(TransactionOperations<Connection> operations) {
+  Transactions transactions(
+      TransactionOperations<Connection> operations, ConnectionOperations<Connection> connections) {
     return new Transactions() {
       @Override
       public <T> T inTransaction(ph.payments.platform.tx.SqlWork<T> work) {
         return operations.executeWrite(
+            status -> {
+              try {
+                return work.run(status.getConnection());
+              } catch (java.sql.SQLException e) {
+                throw new TransactionFailedException(e);
+              }
+            });
+      }
+
+      @Override
+      public <T> T autoCommitted(ph.payments.platform.tx.SqlWork<T> work) {
+        return connections.executeWrite(
             status -> {
               try {
                 return work.run(status.getConnection());

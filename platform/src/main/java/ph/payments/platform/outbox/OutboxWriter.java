@@ -73,6 +73,70 @@ public final class OutboxWriter {
   }
 
   /**
+   * A data-modifying statement (an {@code INSERT}, {@code UPDATE} or {@code DELETE} without {@code
+   * RETURNING}) to run in the same SQL statement as an outbox message: {@link #appendWith}.
+   *
+   * @param sql the statement, with {@code ?} parameters
+   * @param parameters sets them, from the index it is given; returns the index after its last
+   */
+  public record Write(String sql, Parameters parameters) {
+
+    /** Sets a {@link Write}'s parameters. */
+    @FunctionalInterface
+    public interface Parameters {
+      int set(PreparedStatement statement, int first) throws SQLException;
+    }
+
+    /** Runs the write as a statement of its own, in the caller's transaction or auto-commit. */
+    public int execute(Connection connection) throws SQLException {
+      try (PreparedStatement statement = connection.prepareStatement(sql)) {
+        parameters.set(statement, 1);
+        return statement.executeUpdate();
+      }
+    }
+  }
+
+  /**
+   * Runs {@code write} and appends {@code message} in one SQL statement (the write as a
+   * data-modifying {@code WITH}): one round trip to the database instead of two or three (the
+   * write, the message, the relay's notification). Being one statement, it is atomic by itself, so
+   * it may run in auto-commit mode ({@link Transactions#autoCommitted}) as well as in the caller's
+   * transaction: the message commits exactly when the write does.
+   */
+  public void appendWith(Connection connection, Write write, OutboxMessage message)
+      throws SQLException {
+    if (logical) {
+      try (PreparedStatement emit =
+          connection.prepareStatement(
+              "WITH w AS (" + write.sql() + ") SELECT pg_logical_emit_message(true, ?, ?)")) {
+        int next = write.parameters().set(emit, 1);
+        emit.setString(next, LogicalMessages.PREFIX);
+        emit.setBytes(
+            next + 1,
+            LogicalMessages.encode(
+                message, clock.instant(), MessageContext.withCurrent(message.attributes())));
+        emit.execute();
+      }
+      return;
+    }
+    // The notification's condition is a parameter: PostgreSQL evaluates a constant WHERE before
+    // the select list, so pg_notify is not called at all when the relay is polling anyway.
+    try (PreparedStatement insert =
+        connection.prepareStatement(
+            "WITH w AS ("
+                + write.sql()
+                + "), m AS ("
+                + INSERT
+                + ") SELECT pg_notify(?, '') WHERE ?")) {
+      int next = write.parameters().set(insert, 1);
+      next = setMessage(insert, next, message);
+      insert.setString(next, channel);
+      insert.setBoolean(next + 1, !activity.relayPolling());
+      insert.execute();
+    }
+  }
+
+  /**
    * @throws IllegalStateException when {@code connection} is not in a transaction
    */
   public void append(Connection connection, OutboxMessage message) throws SQLException {
@@ -89,14 +153,7 @@ public final class OutboxWriter {
       return;
     }
     try (PreparedStatement insert = connection.prepareStatement(INSERT)) {
-      insert.setString(1, message.messageId());
-      insert.setString(2, message.topic());
-      insert.setString(3, message.key());
-      insert.setString(4, message.type());
-      insert.setBytes(5, message.payload());
-      insert.setTimestamp(6, Timestamp.from(clock.instant()));
-      Map<String, String> attributes = MessageContext.withCurrent(message.attributes());
-      insert.setString(7, attributes.isEmpty() ? null : Json.toText(attributes));
+      setMessage(insert, 1, message);
       insert.executeUpdate();
     }
     if (activity.relayPolling()) {
@@ -107,5 +164,19 @@ public final class OutboxWriter {
       notify.setString(1, channel);
       notify.execute();
     }
+  }
+
+  /** Sets the seven parameters of {@link #INSERT} from {@code first}; returns the index after. */
+  private int setMessage(PreparedStatement insert, int first, OutboxMessage message)
+      throws SQLException {
+    insert.setString(first, message.messageId());
+    insert.setString(first + 1, message.topic());
+    insert.setString(first + 2, message.key());
+    insert.setString(first + 3, message.type());
+    insert.setBytes(first + 4, message.payload());
+    insert.setTimestamp(first + 5, Timestamp.from(clock.instant()));
+    Map<String, String> attributes = MessageContext.withCurrent(message.attributes());
+    insert.setString(first + 6, attributes.isEmpty() ? null : Json.toText(attributes));
+    return first + 7;
   }
 }

@@ -29,4 +29,14 @@ public final class JdbcTransactions implements Transactions {
       throw new TransactionFailedException(e);
     }
   }
+
+  @Override
+  public <T> T autoCommitted(SqlWork<T> work) {
+    try (Connection connection = dataSource.getConnection()) {
+      connection.setAutoCommit(true);
+      return work.run(connection);
+    } catch (SQLException e) {
+      throw new TransactionFailedException(e);
+    }
+  }
 }

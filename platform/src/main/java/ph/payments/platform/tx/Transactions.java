@@ -13,6 +13,16 @@ public interface Transactions {
   <T> T inTransaction(SqlWork<T> work);
 
   /**
+   * Runs {@code work}, which issues a single statement, in auto-commit mode: the statement is its
+   * own transaction, as atomic as any, and costs one round trip to the database where a transaction
+   * around it costs two (the driver sends {@code BEGIN} with the statement, then the commit). This
+   * default runs it in a transaction, which is equally correct.
+   */
+  default <T> T autoCommitted(SqlWork<T> work) {
+    return inTransaction(work);
+  }
+
+  /**
    * Refuses to go on outside a transaction: the outbox and the inbox are only correct when their
    * rows commit together with the state change they belong to.
    *
