@@ -10,7 +10,6 @@ import io.micronaut.context.env.Environment;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
 import jakarta.inject.Inject;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -22,20 +21,15 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import ph.payments.contracts.Envelope;
 import ph.payments.contracts.Topics;
 import ph.payments.contracts.commands.Command;
 import ph.payments.contracts.commands.CommandReply;
-import ph.payments.contracts.commands.CommandTypes;
 import ph.payments.gateway.support.GatewayTest;
-import ph.payments.platform.ids.IdType;
 import ph.payments.platform.json.Json;
-import ph.payments.platform.kafka.KafkaEnvelopes;
 import ph.payments.platform.kafka.KafkaSettings;
 import ph.payments.testkit.TestKafka;
 
@@ -237,21 +231,14 @@ class ReplyWakerIT extends GatewayTest {
 
   /** Sends a reply to {@code commandId} as an owner's outbox would; returns its offset. */
   private long send(String topic, TopicPartition partition, String commandId) throws Exception {
-    CommandReply reply =
-        new CommandReply(commandId, 200, Json.mapper().createObjectNode().put("pong", true));
-    ProducerRecord<String, byte[]> record =
-        KafkaEnvelopes.toRecord(
-            topic,
-            new Envelope(
-                IdType.MESSAGE.generate(),
-                CommandTypes.REPLY,
-                commandId,
-                Instant.now(),
-                Json.toBytes(reply)));
     return producer
         .send(
-            new ProducerRecord<>(
-                topic, partition.partition(), record.key(), record.value(), record.headers()))
+            ReplyRecords.reply(
+                topic,
+                partition.partition(),
+                commandId,
+                200,
+                Json.mapper().createObjectNode().put("pong", true)))
         .get(10, TimeUnit.SECONDS)
         .offset();
   }

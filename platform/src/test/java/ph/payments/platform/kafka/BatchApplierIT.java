@@ -70,6 +70,58 @@ class BatchApplierIT {
     database.close();
   }
 
+  /**
+   * Work that takes a poll at once ({@link BatchApplier.BatchWork}) gets the whole poll in one
+   * call; when that transaction fails, each record alone, and all of them apply exactly once, in
+   * order.
+   */
+  @Test
+  void batchWorkGetsThePollAtOnceAndEachRecordAloneAfterAFailure() throws Exception {
+    String topic = Fixtures.uniqueTopic("batchwork");
+    try (KafkaProducer<String, byte[]> producer =
+        new KafkaProducer<>(KafkaSettings.producer(TestKafka.bootstrapServers(), "batchwork-it"))) {
+      for (int i = 0; i < 10; i++) {
+        producer.send(
+            new ProducerRecord<>(topic, 0, "k", ("b-" + i).getBytes(StandardCharsets.UTF_8)));
+      }
+      producer.flush();
+    }
+    List<Integer> callSizes = new ArrayList<>();
+    AtomicInteger poisonAttempts = new AtomicInteger();
+    BatchApplier applier = new BatchApplier("it", transactions, Duration.ofMillis(50));
+    BatchApplier.BatchWork work =
+        (connection, records) -> {
+          callSizes.add(records.size());
+          for (ConsumerRecord<String, byte[]> record : records) {
+            String messageId = new String(record.value(), StandardCharsets.UTF_8);
+            insertApplied(connection, record, messageId);
+            if (messageId.equals("b-4") && poisonAttempts.incrementAndGet() == 1) {
+              throw new IllegalStateException("the batch's statement failed");
+            }
+          }
+        };
+
+    Map<String, Object> config = KafkaSettings.consumer(TestKafka.bootstrapServers(), topic);
+    try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(config)) {
+      consumer.subscribe(List.of(topic));
+      long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+      while (applied(topic).size() < 10 && System.nanoTime() < deadline) {
+        List<ConsumerRecord<String, byte[]>> records = new ArrayList<>();
+        consumer.poll(Duration.ofMillis(200)).forEach(records::add);
+        applier.applyAll(records, consumer, work);
+      }
+    }
+
+    List<String> ids = applied(topic).stream().map(row -> row[1]).toList();
+    assertEquals(
+        List.of("b-0", "b-1", "b-2", "b-3", "b-4", "b-5", "b-6", "b-7", "b-8", "b-9"),
+        ids,
+        "each record applied exactly once, in order");
+    assertTrue(callSizes.get(0) > 1, "the first poll went to the work at once: " + callSizes);
+    assertTrue(callSizes.contains(1), "after the failure, records went one by one: " + callSizes);
+    assertEquals(2, poisonAttempts.get(), "the failing record applied alone on its second try");
+  }
+
   @Test
   void aFailingRecordIsRetriedUntilItAppliesAndNothingIsLostOrDoubled() throws Exception {
     String topic = Fixtures.uniqueTopic("batch");

@@ -138,5 +138,39 @@ public final class Fixtures {
                 }));
   }
 
+  /**
+   * A row of the test table {@code writes} (created by {@link #createWritesTable}), to write
+   * together with a message: a second write of one id fails on the primary key.
+   */
+  public static OutboxWriter.Write insertWrite(String id) {
+    return new OutboxWriter.Write(
+        "INSERT INTO writes (id) VALUES (?)",
+        (statement, first) -> {
+          statement.setString(first, id);
+          return first + 1;
+        });
+  }
+
+  public static void createWritesTable(DataSource dataSource) throws SQLException {
+    try (java.sql.Connection connection = dataSource.getConnection()) {
+      connection
+          .createStatement()
+          .execute("CREATE TABLE IF NOT EXISTS writes (id text PRIMARY KEY)");
+    }
+  }
+
+  /** Writes {@code write} and appends {@code message} in one auto-committed statement. */
+  public static void appendWithAutoCommitted(
+      Transactions transactions,
+      OutboxWriter writer,
+      OutboxWriter.Write write,
+      OutboxMessage message) {
+    transactions.autoCommitted(
+        connection -> {
+          writer.appendWith(connection, write, message);
+          return null;
+        });
+  }
+
   private Fixtures() {}
 }

@@ -104,6 +104,33 @@ class LogicalOutboxRelayIT {
         "no table row is written");
   }
 
+  /** A write and its message in one auto-committed statement: the message only if the write. */
+  @Test
+  void aWriteAndItsMessageInOneAutoCommittedStatementCommitTogether() throws Exception {
+    String topic = Fixtures.uniqueTopic("logical-together");
+    Fixtures.createWritesTable(database.dataSource());
+    String id = "w_" + System.nanoTime();
+    OutboxMessage written = OutboxMessage.of(topic, "k", "test.together", bytes("{}"));
+    OutboxMessage refused = OutboxMessage.of(topic, "k", "test.refused", bytes("{}"));
+    Fixtures.appendWithAutoCommitted(transactions, writer, Fixtures.insertWrite(id), written);
+    assertThrows(
+        ph.payments.platform.tx.TransactionFailedException.class,
+        () ->
+            Fixtures.appendWithAutoCommitted(
+                transactions, writer, Fixtures.insertWrite(id), refused));
+    assertEquals(1, count("SELECT count(*) FROM writes WHERE id = '" + id + "'"));
+
+    try (LogicalOutboxRelay relay = relay("together", LogicalOutboxRelay.Probe.NONE).start()) {
+      assertEquals(1, Fixtures.readUntil(topic, Duration.ofSeconds(20), r -> !r.isEmpty()).size());
+      Thread.sleep(500);
+    }
+    List<ConsumerRecord<String, byte[]>> records =
+        Fixtures.readUntil(topic, Duration.ofSeconds(3), r -> false);
+    assertEquals(
+        List.of(written.messageId()),
+        records.stream().map(r -> KafkaEnvelopes.fromRecord(r).messageId()).toList());
+  }
+
   @Test
   void theWriterRefusesToRunOutsideATransaction() throws Exception {
     try (Connection connection = database.dataSource().getConnection()) {

@@ -186,6 +186,56 @@ class OutboxRelayIT {
   }
 
   /**
+   * A write and its message in one auto-committed statement (the gateway's command): both rows
+   * commit or neither, the notification wakes the relay unless it polls anyway, and only the
+   * committed message is published.
+   */
+  @Test
+  void aWriteAndItsMessageInOneAutoCommittedStatementCommitTogether() throws Exception {
+    OutboxRelay.Settings settings = Fixtures.settings("together");
+    String topic = Fixtures.uniqueTopic("together");
+    Fixtures.createWritesTable(database.dataSource());
+    OutboxActivity activity = new OutboxActivity();
+    OutboxWriter writer = new OutboxWriter(Clock.systemUTC(), settings.channel(), activity);
+    String id = "w_" + System.nanoTime();
+    OutboxMessage written = OutboxMessage.of(topic, "k", "test.together", bytes("{}"));
+    OutboxMessage refused = OutboxMessage.of(topic, "k", "test.refused", bytes("{}"));
+    OutboxMessage quiet = OutboxMessage.of(topic, "k", "test.quiet", bytes("{}"));
+    try (Connection listener = database.dataSource().getConnection()) {
+      listener.createStatement().execute("LISTEN " + settings.channel());
+      org.postgresql.PGConnection notifications =
+          listener.unwrap(org.postgresql.PGConnection.class);
+
+      Fixtures.appendWithAutoCommitted(transactions, writer, Fixtures.insertWrite(id), written);
+      assertTrue(exists(written.messageId()));
+      assertEquals(1, count("SELECT count(*) FROM writes WHERE id = ?", id));
+      assertEquals(1, received(notifications, 2000), "the relay is notified");
+
+      // The same write again fails on its key: its message is not written either.
+      assertThrows(
+          ph.payments.platform.tx.TransactionFailedException.class,
+          () ->
+              Fixtures.appendWithAutoCommitted(
+                  transactions, writer, Fixtures.insertWrite(id), refused));
+      assertFalse(exists(refused.messageId()));
+
+      // While the relay polls, no notification is sent.
+      activity.relayPolling(true);
+      Fixtures.appendWithAutoCommitted(transactions, writer, Fixtures.insertWrite(id + "q"), quiet);
+      assertTrue(exists(quiet.messageId()));
+      assertEquals(0, received(notifications, 500), "no notification while the relay polls");
+    }
+
+    try (OutboxRelay relay =
+        Fixtures.relay(database.dataSource(), settings, OutboxRelay.Probe.NONE).start()) {
+      await().atMost(Duration.ofSeconds(20)).until(() -> isPublished(quiet.messageId()));
+    }
+    List<ConsumerRecord<String, byte[]>> records =
+        Fixtures.readUntil(topic, Duration.ofSeconds(3), r -> r.size() >= 2);
+    assertEquals(List.of(written.messageId(), quiet.messageId()), messageIds(records));
+  }
+
+  /**
    * The relay dies after Kafka acknowledged a batch and before it marked the rows: the rows are
    * sent again, and the idempotent consumer applies each message once.
    */
@@ -488,6 +538,12 @@ class OutboxRelayIT {
           writer.append(connection, message);
           return null;
         });
+  }
+
+  private static int received(org.postgresql.PGConnection listener, int waitMillis)
+      throws SQLException {
+    org.postgresql.PGNotification[] notifications = listener.getNotifications(waitMillis);
+    return notifications == null ? 0 : notifications.length;
   }
 
   private static boolean isPublished(String messageId) throws SQLException {
