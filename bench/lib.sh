@@ -22,8 +22,8 @@
 # AOT caches (bin/run's AOT_CACHE, Java 25+; docs/operations.md "Start-up and warm-up"): with
 # BENCH_AOT [1] every JVM of the system starts from its cache in bench/target/aot. A build that has
 # none yet trains them once: the first system started records them while BENCH_AOT_TRAINING
-# [20000] payments are created at 64 connections and 250 webhook events/s are delivered for 30 s
-# (half of them through the test helpers), writes them as it stops, and the benchmark starts its
+# [20000] payments are created at 64 connections and 250 webhook events/s are delivered for 60 s
+# (30 s written to the event log, 30 s through the test helpers), writes them as it stops, and the benchmark starts its
 # system again from them, on fresh databases. BENCH_AOT=0: no caches, as before 2026-11-29.
 # shellcheck shell=bash
 
@@ -299,7 +299,7 @@ bench_note() {
   if grep -q '^AOT cache: .* starts from' "$RUN_DIR/run.out" 2>/dev/null; then
     printf -- '- Every JVM started from an AOT cache of this build (JDK 25; trained by %s creations at\n' \
       "${BENCH_AOT_TRAINING:-20000}"
-    printf -- '  64 connections and 30 s of webhooks at 250 events/s; bench/lib.sh). `BENCH_AOT=0` measures without.\n'
+    printf -- '  64 connections and 60 s of webhooks at 250 events/s; bench/lib.sh). `BENCH_AOT=0` measures without.\n'
   else
     printf -- '- No AOT caches (`BENCH_AOT=0`, or a JDK older than 25).\n'
   fi

@@ -2,7 +2,6 @@ package ph.payments.gateway.ratelimit;
 
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micronaut.data.connection.ConnectionOperations;
 import jakarta.annotation.PreDestroy;
 import jakarta.inject.Singleton;
 import java.sql.Array;
@@ -16,6 +15,7 @@ import java.util.Comparator;
 import java.util.List;
 import ph.payments.platform.tx.BatchWriter;
 import ph.payments.platform.tx.TransactionFailedException;
+import ph.payments.platform.tx.Transactions;
 
 /**
  * Applies the {@link SlidingWindowLog} rule to a key's log in PostgreSQL, shared by every gateway
@@ -46,13 +46,12 @@ public class RateLimiter {
   private static final String ADMIT_ALL =
       "SELECT * FROM rate_limit_admit_all(?, ?, ?, ?) ORDER BY ord";
 
-  private final ConnectionOperations<Connection> connections;
+  private final Transactions transactions;
   private final Clock clock;
   private final BatchWriter<Request, RateLimitDecision> writer;
 
-  public RateLimiter(
-      ConnectionOperations<Connection> connections, Clock clock, MeterRegistry metrics) {
-    this.connections = connections;
+  public RateLimiter(Transactions transactions, Clock clock, MeterRegistry metrics) {
+    this.transactions = transactions;
     this.clock = clock;
     DistributionSummary batchSizes =
         DistributionSummary.builder("gateway.rate_limit.batch")
@@ -66,12 +65,12 @@ public class RateLimiter {
             new BatchWriter.Work<Request, RateLimitDecision>() {
               @Override
               public List<RateLimitDecision> all(List<Request> requests) {
-                return inConnection(c -> admitAll(c, requests, clock.millis()));
+                return transactions.autoCommitted(c -> admitAll(c, requests, clock.millis()));
               }
 
               @Override
               public RateLimitDecision one(Request request) {
-                return inConnection(
+                return transactions.autoCommitted(
                     c -> admit(c, request.apiKeyId(), clock.millis(), request.limit()));
               }
             },
@@ -111,22 +110,6 @@ public class RateLimiter {
   /** Requests queued and not yet taken by the writer (tests). */
   int queued() {
     return writer.queued();
-  }
-
-  @FunctionalInterface
-  private interface SqlWork<T> {
-    T apply(Connection connection) throws SQLException;
-  }
-
-  private <T> T inConnection(SqlWork<T> work) {
-    return connections.executeWrite(
-        status -> {
-          try {
-            return work.apply(status.getConnection());
-          } catch (SQLException e) {
-            throw new TransactionFailedException(e);
-          }
-        });
   }
 
   @PreDestroy

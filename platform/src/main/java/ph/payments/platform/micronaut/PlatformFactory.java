@@ -64,26 +64,20 @@ public class PlatformFactory {
     return new Transactions() {
       @Override
       public <T> T inTransaction(ph.payments.platform.tx.SqlWork<T> work) {
-        return operations.executeWrite(
-            status -> {
-              try {
-                return work.run(status.getConnection());
-              } catch (java.sql.SQLException e) {
-                throw new TransactionFailedException(e);
-              }
-            });
+        return operations.executeWrite(status -> run(work, status.getConnection()));
       }
 
       @Override
       public <T> T autoCommitted(ph.payments.platform.tx.SqlWork<T> work) {
-        return connections.executeWrite(
-            status -> {
-              try {
-                return work.run(status.getConnection());
-              } catch (java.sql.SQLException e) {
-                throw new TransactionFailedException(e);
-              }
-            });
+        return connections.executeWrite(status -> run(work, status.getConnection()));
+      }
+
+      private <T> T run(ph.payments.platform.tx.SqlWork<T> work, Connection connection) {
+        try {
+          return work.run(connection);
+        } catch (java.sql.SQLException e) {
+          throw new TransactionFailedException(e);
+        }
       }
     };
   }
