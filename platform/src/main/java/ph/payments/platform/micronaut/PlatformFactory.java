@@ -101,13 +101,10 @@ public class PlatformFactory {
   OutboxRelay.Settings relaySettings(
       @Value("${micronaut.application.name}") String serviceName,
       @Value("${outbox.sweep-interval:1s}") Duration sweepInterval,
-      @Value("${outbox.purge-after:1h}") Duration purgeAfter,
-      @Value("${outbox.polling-rate:" + OutboxRelay.Settings.DEFAULT_POLLING_RATE + "}")
-          int pollingRate) {
+      @Value("${outbox.purge-after:1h}") Duration purgeAfter) {
     return OutboxRelay.Settings.defaults(serviceName)
         .withSweepInterval(sweepInterval)
-        .withPurgeAfter(purgeAfter)
-        .withPollingRate(pollingRate);
+        .withPurgeAfter(purgeAfter);
   }
 
   /**

@@ -38,15 +38,12 @@ import ph.payments.platform.tx.Statements;
  * within one sweep interval.
  *
  * <p><b>Fast.</b> The leader LISTENs on the channel that {@link OutboxWriter} notifies; PostgreSQL
- * delivers the notification when the writing transaction commits, so a message is published within
- * a millisecond or so of its commit. Under load (it published at least {@link
- * Settings#pollingRate()} rows a second within the last {@link #BUSY_WINDOW}) the leader polls
- * every {@link #POLL_INTERVAL} instead, and tells the writers of its process not to notify ({@link
- * OutboxActivity}): notifying transactions commit one at a time cluster-wide, which costs little at
- * a few hundred commits a second and caps the rate above. Below that rate a poll would only add
- * half its interval to each message's way. Its own marks are committed without waiting for the WAL
- * flush: a mark lost in a crash only means the rows are sent again, which consumers drop by message
- * id.
+ * delivers the notification when the writing transaction commits, so a message is published a few
+ * milliseconds after its commit. Under load (a pass found rows in the last {@link #BUSY_WINDOW})
+ * the leader polls every {@link #POLL_INTERVAL} instead, and tells the writers of its process not
+ * to notify ({@link OutboxActivity}): notifying transactions commit one at a time cluster-wide. Its
+ * own marks are committed without waiting for the WAL flush: a mark lost in a crash only means the
+ * rows are sent again, which consumers drop by message id.
  *
  * <p><b>Safe.</b> The leader also sweeps every {@link Settings#sweepInterval()}, so a lost
  * notification or a failed send delays a message but never loses it. Rows are marked published only
@@ -65,10 +62,7 @@ public final class OutboxRelay implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(OutboxRelay.class);
   private static final Pattern CHANNEL = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
 
-  /**
-   * The window over which the leader's publishing rate is counted, and how long it keeps polling
-   * after the rate last reached {@link Settings#pollingRate()}.
-   */
+  /** How long after the last pass that found rows the leader keeps polling. */
   static final Duration BUSY_WINDOW = Duration.ofMillis(200);
 
   /** The pause between passes while polling (a notification ends it early). */
@@ -95,8 +89,6 @@ public final class OutboxRelay implements AutoCloseable {
    * @param sweepInterval longest wait between passes when no notification arrives
    * @param purgeAfter how long published rows are kept for inspection
    * @param maxBackoff longest pause after a failure
-   * @param pollingRate rows a second from which the leader polls instead of waiting for
-   *     notifications (at least 1; 1 polls after any pass that found rows)
    */
   public record Settings(
       String name,
@@ -105,29 +97,12 @@ public final class OutboxRelay implements AutoCloseable {
       int batchSize,
       Duration sweepInterval,
       Duration purgeAfter,
-      Duration maxBackoff,
-      int pollingRate) {
-
-    /**
-     * The rate from which the leader polls ({@code outbox.polling-rate}): above one connection's
-     * commands through the full path (130–200 a second on two cores), and low enough that two
-     * services' notifying commits stay well under the few hundred a second at which they begin to
-     * queue behind each other (docs/outbox.md, docs/benchmarks.md: eleventh round).
-     */
-    public static final int DEFAULT_POLLING_RATE = 250;
+      Duration maxBackoff) {
 
     public Settings {
       if (!CHANNEL.matcher(channel).matches()) {
         throw new IllegalArgumentException("channel must be a plain lowercase identifier");
       }
-      if (pollingRate < 1) {
-        throw new IllegalArgumentException("pollingRate is at least 1 row a second");
-      }
-    }
-
-    /** Rows published within one {@link #BUSY_WINDOW} from which the leader polls. */
-    long pollingRows() {
-      return Math.max(1, (long) Math.ceil(pollingRate * (BUSY_WINDOW.toNanos() / 1e9)));
     }
 
     public static Settings defaults(String name) {
@@ -139,28 +114,19 @@ public final class OutboxRelay implements AutoCloseable {
           500,
           Duration.ofSeconds(1),
           Duration.ofHours(1),
-          Duration.ofSeconds(10),
-          DEFAULT_POLLING_RATE);
+          Duration.ofSeconds(10));
     }
 
     public Settings withSweepInterval(Duration interval) {
-      return new Settings(
-          name, channel, lockKey, batchSize, interval, purgeAfter, maxBackoff, pollingRate);
+      return new Settings(name, channel, lockKey, batchSize, interval, purgeAfter, maxBackoff);
     }
 
     public Settings withPurgeAfter(Duration after) {
-      return new Settings(
-          name, channel, lockKey, batchSize, sweepInterval, after, maxBackoff, pollingRate);
+      return new Settings(name, channel, lockKey, batchSize, sweepInterval, after, maxBackoff);
     }
 
     public Settings withBatchSize(int size) {
-      return new Settings(
-          name, channel, lockKey, size, sweepInterval, purgeAfter, maxBackoff, pollingRate);
-    }
-
-    public Settings withPollingRate(int rowsPerSecond) {
-      return new Settings(
-          name, channel, lockKey, batchSize, sweepInterval, purgeAfter, maxBackoff, rowsPerSecond);
+      return new Settings(name, channel, lockKey, size, sweepInterval, purgeAfter, maxBackoff);
     }
   }
 
@@ -206,8 +172,6 @@ public final class OutboxRelay implements AutoCloseable {
   private Producer<String, byte[]> producer;
   private Instant nextPurge = Instant.MIN;
   private long lastBusy = System.nanoTime() - BUSY_WINDOW.toNanos();
-  private long windowStart = lastBusy;
-  private long windowRows;
 
   /**
    * @param dedicatedConnections hands out physical connections owned by the relay alone (not a
@@ -291,7 +255,7 @@ public final class OutboxRelay implements AutoCloseable {
         purgeIfDue();
         backoff = Duration.ZERO;
         long now = System.nanoTime();
-        if (sent > 0 && reachedPollingRate(now, sent)) {
+        if (sent > 0) {
           lastBusy = now;
         }
         if (sent >= settings.batchSize()) {
@@ -325,19 +289,6 @@ public final class OutboxRelay implements AutoCloseable {
     Thread.interrupted(); // closing the producer must not be cut short by close()'s interrupt
     stepDown();
     closeProducer();
-  }
-
-  /**
-   * Counts {@code rows} published at {@code now} in the current window of {@link #BUSY_WINDOW};
-   * true once that window holds {@link Settings#pollingRows()}.
-   */
-  private boolean reachedPollingRate(long now, int rows) {
-    if (now - windowStart >= BUSY_WINDOW.toNanos()) {
-      windowStart = now;
-      windowRows = 0;
-    }
-    windowRows += rows;
-    return windowRows >= settings.pollingRows();
   }
 
   private boolean tryToLead() throws SQLException {

@@ -111,9 +111,7 @@ class OutboxRelayIT {
 
   @Test
   void underLoadWritersSkipTheNotificationAndEveryRowIsStillPublished() throws Exception {
-    // Polling from the first row a second: the stream below keeps the relay polling on any
-    // machine, however slowly its transactions commit.
-    OutboxRelay.Settings settings = Fixtures.settings("busy").withPollingRate(1);
+    OutboxRelay.Settings settings = Fixtures.settings("busy");
     String topic = Fixtures.uniqueTopic("busy");
     OutboxActivity activity = new OutboxActivity();
     OutboxWriter writer = new OutboxWriter(Clock.systemUTC(), settings.channel(), activity);
@@ -174,80 +172,6 @@ class OutboxRelayIT {
         Fixtures.readUntil(topic, Duration.ofSeconds(5), r -> r.size() >= 151);
     assertEquals(151, records.size());
     assertEquals(151, messageIds(records).stream().distinct().count());
-  }
-
-  /**
-   * Below {@link OutboxRelay.Settings#pollingRate()} the relay waits for notifications and every
-   * writer sends one (a poll would add half its interval to each message); a burst at the rate
-   * makes it poll, and it goes back to waiting a {@link OutboxRelay#BUSY_WINDOW} after.
-   */
-  @Test
-  void belowThePollingRateTheRelayIsWokenByEachWriterAndABurstMakesItPoll() throws Exception {
-    OutboxRelay.Settings settings = Fixtures.settings("rate").withPollingRate(100);
-    assertEquals(20, settings.pollingRows(), "100 rows a second over 200 ms");
-    String topic = Fixtures.uniqueTopic("rate");
-    OutboxActivity activity = new OutboxActivity();
-    OutboxWriter writer = new OutboxWriter(Clock.systemUTC(), settings.channel(), activity);
-    try (Connection listener = database.dataSource().getConnection();
-        OutboxRelay relay =
-            new OutboxRelay(
-                    database.dataSource(),
-                    () ->
-                        new KafkaProducer<>(
-                            KafkaSettings.producer(TestKafka.bootstrapServers(), "rate")),
-                    settings,
-                    Clock.systemUTC(),
-                    OutboxRelay.Probe.NONE,
-                    activity)
-                .start()) {
-      listener.createStatement().execute("LISTEN " + settings.channel());
-      org.postgresql.PGConnection notifications =
-          listener.unwrap(org.postgresql.PGConnection.class);
-      await().atMost(Duration.ofSeconds(20)).until(relay::isLeader);
-
-      // A slow stream, 10 rows a second (one each 100 ms): each is published before the next, the
-      // relay never polls, and every writer notifies.
-      List<OutboxMessage> slow = new java.util.ArrayList<>();
-      int polling = 0;
-      for (int i = 0; i < 15; i++) {
-        OutboxMessage message = OutboxMessage.of(topic, "s" + i, "test.slow", bytes("{}"));
-        slow.add(message);
-        transactions.inTransaction(
-            connection -> {
-              writer.append(connection, message);
-              return null;
-            });
-        await().atMost(Duration.ofSeconds(5)).until(() -> isPublished(message.messageId()));
-        polling += activity.relayPolling() ? 1 : 0;
-        Thread.sleep(100);
-      }
-      assertEquals(0, polling, "the relay waited for notifications at 10 rows a second");
-      assertEquals(slow.size(), received(notifications, 500), "every writer notified");
-
-      // A burst at the rate: 60 rows in one transaction, published in one pass.
-      List<OutboxMessage> burst = new java.util.ArrayList<>();
-      transactions.inTransaction(
-          connection -> {
-            for (int i = 0; i < 60; i++) {
-              OutboxMessage message = OutboxMessage.of(topic, "b" + i, "test.burst", bytes("{}"));
-              burst.add(message);
-              writer.append(connection, message);
-            }
-            return null;
-          });
-      await()
-          .atMost(Duration.ofSeconds(5))
-          .pollInterval(Duration.ofMillis(1))
-          .until(activity::relayPolling);
-      await().atMost(Duration.ofSeconds(5)).until(() -> !activity.relayPolling());
-      for (OutboxMessage message : burst) {
-        assertTrue(isPublished(message.messageId()));
-      }
-    }
-    List<ConsumerRecord<String, byte[]>> records =
-        Fixtures.readUntil(topic, Duration.ofSeconds(5), r -> r.size() >= 75);
-    assertEquals(75, records.size());
-    assertEquals(75, messageIds(records).stream().distinct().count());
   }
 
   @Test
