@@ -18,7 +18,6 @@ import ph.payments.gateway.merchants.ApiKeyRow;
 import ph.payments.gateway.merchants.ApiKeySecrets;
 import ph.payments.gateway.merchants.MerchantRow;
 import ph.payments.gateway.merchants.Scopes;
-import ph.payments.gateway.ratelimit.RateLimitFilter;
 import ph.payments.platform.errors.ErrorCode;
 import ph.payments.platform.errors.ErrorEnvelope;
 import ph.payments.platform.ids.IdType;
@@ -51,37 +50,22 @@ public class ApiKeyAuthentication {
   private final ApiKeySecrets secrets;
   private final AuthenticatedKeys recent;
   private final int defaultRateLimit;
-  private final RateLimitFilter rateLimit;
 
   public ApiKeyAuthentication(
       KeyLookup lookup,
       ApiKeySecrets secrets,
       AuthenticatedKeys recent,
-      @Value("${gateway.rate-limit.per-minute:100}") int defaultRateLimit,
-      RateLimitFilter rateLimit) {
+      @Value("${gateway.rate-limit.per-minute:100}") int defaultRateLimit) {
     this.lookup = lookup;
     this.secrets = secrets;
     this.recent = recent;
     this.defaultRateLimit = defaultRateLimit;
-    this.rateLimit = rateLimit;
   }
 
-  /**
-   * Authenticates the request and, when it may go on, counts it against its key's rate limit
-   * ({@link RateLimitFilter#limit}) on the same blocking thread: both read the database, and one
-   * hand-off from the event loop for the two costs less than one each.
-   */
   @RequestFilter
   @ExecuteOn(TaskExecutors.BLOCKING)
   @Nullable
-  public HttpResponse<?> authenticateAndLimit(HttpRequest<?> request) {
-    HttpResponse<?> refused = authenticate(request);
-    return refused != null ? refused : rateLimit.limit(request);
-  }
-
-  /** The refusal of an unauthenticated or unauthorised request, or null to let it through. */
-  @Nullable
-  HttpResponse<?> authenticate(HttpRequest<?> request) {
+  public HttpResponse<?> authenticate(HttpRequest<?> request) {
     String authorization = request.getHeaders().get("Authorization");
     if (authorization == null || !authorization.startsWith(BEARER)) {
       return unauthenticated("Provide your API key as 'Authorization: Bearer sk_…'.");

@@ -8,8 +8,11 @@ import io.micronaut.http.HttpResponse;
 import io.micronaut.http.HttpStatus;
 import io.micronaut.http.MutableHttpHeaders;
 import io.micronaut.http.MutableHttpResponse;
+import io.micronaut.http.annotation.RequestFilter;
 import io.micronaut.http.annotation.ResponseFilter;
 import io.micronaut.http.annotation.ServerFilter;
+import io.micronaut.scheduling.TaskExecutors;
+import io.micronaut.scheduling.annotation.ExecuteOn;
 import java.util.Optional;
 import ph.payments.gateway.auth.AuthOrder;
 import ph.payments.gateway.auth.MerchantContext;
@@ -22,12 +25,10 @@ import ph.payments.platform.errors.ErrorEnvelope;
  * requests through in any 60 seconds. Over the limit the answer is 429 {@code rate_limited} with
  * {@code Retry-After} (whole seconds until a slot frees, at least 1).
  *
- * <p>The decision ({@link #limit}) is taken by {@code ApiKeyAuthentication} as soon as it has let a
- * request through, on the same blocking thread: one hand-off from Netty's event loop for both
- * steps, not one each (docs/benchmarks.md, eleventh round). A request it refused is not counted.
- * Every response to a counted or refused request carries {@code X-RateLimit-Limit}, {@code
+ * <p>Runs after {@code ApiKeyAuthentication}: a request it refused never gets here and is not
+ * counted. Every response to a counted or refused request carries {@code X-RateLimit-Limit}, {@code
  * X-RateLimit-Remaining} and {@code X-RateLimit-Reset} (unix seconds, rounded up, at which the
- * oldest counted request leaves the window), errors included: this filter's response part.
+ * oldest counted request leaves the window), errors included.
  */
 @ServerFilter("/v1/**")
 @Order(AuthOrder.RATE_LIMIT)
@@ -45,10 +46,8 @@ public class RateLimitFilter {
     this.limiter = limiter;
   }
 
-  /**
-   * Counts {@code request} against its key's limit; the 429 answer when over it, else null. Blocks
-   * on the database (a {@link RateLimiter} batch): call it on a blocking thread.
-   */
+  @RequestFilter
+  @ExecuteOn(TaskExecutors.BLOCKING)
   @Nullable
   public HttpResponse<?> limit(HttpRequest<?> request) {
     Optional<MerchantContext> caller =
