@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
@@ -28,6 +29,12 @@ public final class PaymentCreationBench {
 
   private static final Pattern SECRET = Pattern.compile("\"secret\":\"(sk_test_[A-Za-z0-9]+)\"");
   private static final Pattern KEY_ID = Pattern.compile("\"id\":\"(key_[0-9a-z]+)\"");
+
+  /**
+   * {@code BENCH_IDEMPOTENCY_KEYS=1}: every creation carries its own {@code Idempotency-Key}, as a
+   * merchant's would, so the gateway claims the key in a transaction of its own first.
+   */
+  private static final boolean KEYED = "1".equals(System.getenv("BENCH_IDEMPOTENCY_KEYS"));
 
   public static void main(String[] args) throws Exception {
     String gateway = args[0];
@@ -100,15 +107,19 @@ public final class PaymentCreationBench {
                 try {
                   int i;
                   while ((i = next.getAndIncrement()) < requests) {
-                    HttpRequest request =
+                    HttpRequest.Builder builder =
                         HttpRequest.newBuilder(URI.create(gateway + "/v1/payments"))
                             .header("Authorization", "Bearer " + key)
                             .header("Content-Type", "application/json")
                             .POST(
                                 HttpRequest.BodyPublishers.ofString(
                                     "{\"amount\":100.00,\"method\":\"ewallet1\"}"))
-                            .timeout(Duration.ofSeconds(30))
-                            .build();
+                            .timeout(Duration.ofSeconds(30));
+                    if (KEYED) {
+                      // Unique per request across levels and runs: every request is a first one.
+                      builder.header("Idempotency-Key", "bench-" + UUID.randomUUID());
+                    }
+                    HttpRequest request = builder.build();
                     long t0 = System.nanoTime();
                     try {
                       HttpResponse<String> response =
