@@ -200,17 +200,37 @@ public class CommandBus {
         });
   }
 
+  /**
+   * Runs {@code guard} and, only when it returns a row, writes the command and its outbox row, all
+   * in one auto-committed statement: one round trip, as {@link #accept(Command, String)}, where the
+   * {@link Admission} form takes three (the admission, the write, the commit). The idempotency
+   * record of a new key is claimed this way; a key that exists writes nothing here and goes through
+   * the admission, which tells why.
+   *
+   * @param guard a data-modifying statement with {@code RETURNING} that returns at most one row
+   *     ({@link OutboxWriter#appendGuarded})
+   * @return true when the command was written
+   */
+  public boolean acceptGuarded(Command command, String topic, OutboxWriter.Write guard) {
+    return transactions.autoCommitted(
+        connection ->
+            outbox.appendGuarded(
+                connection, guard, CommandLog.insertion(command, topic), message(command, topic)));
+  }
+
   /** The command's row and its outbox row, in one statement. */
   private void write(Connection connection, Command command, String topic) throws SQLException {
     outbox.appendWith(
-        connection,
-        CommandLog.insertion(command, topic),
-        new OutboxMessage(
-            command.commandId(),
-            topic,
-            command.commandId(),
-            CommandTypes.messageType(command.type()),
-            Json.toBytes(command)));
+        connection, CommandLog.insertion(command, topic).write(), message(command, topic));
+  }
+
+  private static OutboxMessage message(Command command, String topic) {
+    return new OutboxMessage(
+        command.commandId(),
+        topic,
+        command.commandId(),
+        CommandTypes.messageType(command.type()),
+        Json.toBytes(command));
   }
 
   /**

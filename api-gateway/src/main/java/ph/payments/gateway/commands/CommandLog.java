@@ -18,14 +18,16 @@ import ph.payments.platform.tx.Statements;
 final class CommandLog {
 
   static void insert(Connection connection, Command command, String topic) throws SQLException {
-    insertion(command, topic).execute(connection);
+    insertion(command, topic).write().execute(connection);
   }
 
   /** The insert of {@code command}'s row, to run alone or in one statement with its outbox row. */
-  static OutboxWriter.Write insertion(Command command, String topic) {
-    return new OutboxWriter.Write(
-        "INSERT INTO commands (command_id, command_type, topic, merchant_id, environment,"
-            + " resource_id, request, created_at) VALUES (?, ?, ?, ?, ?, ?, ?::json, ?)",
+  static OutboxWriter.Insert insertion(Command command, String topic) {
+    return new OutboxWriter.Insert(
+        "commands",
+        "command_id, command_type, topic, merchant_id, environment, resource_id, request,"
+            + " created_at",
+        "?, ?, ?, ?, ?, ?, ?::json, ?",
         (insert, first) -> {
           insert.setString(first, command.commandId());
           insert.setString(first + 1, command.type());

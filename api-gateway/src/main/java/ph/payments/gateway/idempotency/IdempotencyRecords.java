@@ -10,6 +10,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import ph.payments.gateway.commands.ReplyHook;
+import ph.payments.platform.outbox.OutboxWriter;
 import ph.payments.platform.tx.Statements;
 
 /**
@@ -29,6 +30,11 @@ final class IdempotencyRecords {
           + " fingerprint, command_id, status, locked_until, created_at)"
           + " VALUES (?, ?, ?, ?, ?, ?, 'in_progress', ?, ?)"
           + " ON CONFLICT (merchant_id, environment, idempotency_key) DO NOTHING";
+  private static final String CLAIM_NEW =
+      "INSERT INTO idempotency_keys (merchant_id, environment, idempotency_key, route,"
+          + " fingerprint, command_id, status, locked_until, created_at)"
+          + " VALUES (?, ?, ?, ?, ?, ?, 'in_progress', ?, ?)"
+          + " ON CONFLICT (merchant_id, environment, idempotency_key) DO NOTHING RETURNING 1";
   private static final String LOCK =
       "SELECT fingerprint, command_id, status, locked_until, response_status, response_body,"
           + " created_at FROM idempotency_keys"
@@ -50,9 +56,23 @@ final class IdempotencyRecords {
           + " response_body = r.body::json, completed_at = ?, locked_until = NULL FROM "
           + ReplyHook.Reply.ROWS
           + " WHERE k.command_id = r.command_id AND k.status = 'in_progress'";
+
   private static final String FIND_RESPONSE =
       "SELECT response_status, response_body FROM idempotency_keys"
           + " WHERE command_id = ? AND status = 'completed'";
+
+  /**
+   * {@link #COMPLETE} and the stored response in one statement: the row this statement completed,
+   * or the one completed before it began.
+   */
+  private static final String COMPLETE_AND_FIND =
+      "WITH done AS ("
+          + COMPLETE
+          + " RETURNING response_status, response_body)"
+          + " SELECT response_status, response_body FROM done"
+          + " UNION ALL SELECT response_status, response_body FROM idempotency_keys"
+          + " WHERE command_id = ? AND status = 'completed'";
+
   private static final String PURGE =
       "DELETE FROM idempotency_keys WHERE ctid IN"
           + " (SELECT ctid FROM idempotency_keys WHERE created_at < ? LIMIT ?)";
@@ -62,6 +82,34 @@ final class IdempotencyRecords {
    * merchant's test and live keys, never meet.
    */
   record Owner(String merchantId, String environment, IdempotencyKey key) {}
+
+  /**
+   * The claim of a key nobody used: inserts the record {@link #claim} would insert and returns a
+   * row only when it did, so it can guard the command's own statement ({@link
+   * ph.payments.gateway.commands.CommandBus#acceptGuarded}). It inserts nothing when a record of
+   * the key exists, in whatever state and of whatever age; {@link #claim} then says what it means.
+   * Against a concurrent claim of the same key it behaves as {@link #claim}'s insert: it waits for
+   * the other transaction and inserts only if that one rolled back.
+   */
+  static OutboxWriter.Write claimIfNew(
+      Owner owner,
+      String route,
+      String fingerprint,
+      String commandId,
+      Instant now,
+      Instant lockedUntil) {
+    return new OutboxWriter.Write(
+        CLAIM_NEW,
+        (insert, first) -> {
+          bindOwner(insert, first, owner);
+          insert.setString(first + 3, route);
+          insert.setString(first + 4, fingerprint);
+          insert.setString(first + 5, commandId);
+          insert.setTimestamp(first + 6, Timestamp.from(lockedUntil));
+          insert.setTimestamp(first + 7, Timestamp.from(now));
+          return first + 8;
+        });
+  }
 
   /**
    * Claims {@code owner}'s key for a request with {@code fingerprint} whose command would be {@code
@@ -128,10 +176,7 @@ final class IdempotencyRecords {
   static void complete(Connection connection, String commandId, int status, String body, Instant at)
       throws SQLException {
     try (PreparedStatement update = connection.prepareStatement(COMPLETE)) {
-      update.setInt(1, status);
-      update.setString(2, body);
-      update.setTimestamp(3, Timestamp.from(at));
-      update.setString(4, commandId);
+      bindCompletion(update, commandId, status, body, at);
       update.executeUpdate();
     }
   }
@@ -151,19 +196,51 @@ final class IdempotencyRecords {
     }
   }
 
+  /**
+   * {@link #complete} and then the stored response to {@code commandId}, in one statement (it may
+   * run auto-committed): the response this call stored, or the one stored before. Empty when the
+   * record was completed by a transaction that committed while this statement ran (it sees the
+   * database as it was when it began), or when there is no record.
+   */
+  static Optional<Claim.Completed> completeAndFind(
+      Connection connection, String commandId, int status, String body, Instant at)
+      throws SQLException {
+    try (PreparedStatement select = connection.prepareStatement(COMPLETE_AND_FIND)) {
+      int next = bindCompletion(select, commandId, status, body, at);
+      select.setString(next, commandId);
+      return completed(commandId, select);
+    }
+  }
+
+  /** Sets the four parameters of {@link #COMPLETE}; returns the index after them. */
+  private static int bindCompletion(
+      PreparedStatement statement, String commandId, int status, String body, Instant at)
+      throws SQLException {
+    statement.setInt(1, status);
+    statement.setString(2, body);
+    statement.setTimestamp(3, Timestamp.from(at));
+    statement.setString(4, commandId);
+    return 5;
+  }
+
   /** The stored response to {@code commandId}, if its record is completed. */
   static Optional<Claim.Completed> findResponse(Connection connection, String commandId)
       throws SQLException {
     try (PreparedStatement select = connection.prepareStatement(FIND_RESPONSE)) {
       select.setString(1, commandId);
-      try (ResultSet row = select.executeQuery()) {
-        if (!row.next()) {
-          return Optional.empty();
-        }
-        return Optional.of(
-            new Claim.Completed(
-                commandId, row.getInt("response_status"), row.getString("response_body")));
+      return completed(commandId, select);
+    }
+  }
+
+  private static Optional<Claim.Completed> completed(String commandId, PreparedStatement select)
+      throws SQLException {
+    try (ResultSet row = select.executeQuery()) {
+      if (!row.next()) {
+        return Optional.empty();
       }
+      return Optional.of(
+          new Claim.Completed(
+              commandId, row.getInt("response_status"), row.getString("response_body")));
     }
   }
 

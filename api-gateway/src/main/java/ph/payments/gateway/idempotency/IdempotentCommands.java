@@ -83,12 +83,27 @@ public class IdempotentCommands {
     Command command = bus.prepare(request);
     AtomicReference<Claim> found = new AtomicReference<>();
     try (CommandBus.Waiter waiter = bus.expect(command.commandId())) {
-      // The lock lasts as long as this request will wait for the reply.
-      bus.accept(
-          command,
-          request.topic(),
-          claiming(key, method, path, request, bus.replyTimeout(), found));
-      if (found.get() instanceof Claim.Admitted) {
+      // The lock lasts as long as this request will wait for the reply. A new key (most requests)
+      // is claimed in the command's own statement; one that exists is looked at in a transaction.
+      Instant now = clock.instant();
+      boolean admitted =
+          bus.acceptGuarded(
+              command,
+              request.topic(),
+              IdempotencyRecords.claimIfNew(
+                  owner(key, request),
+                  method + " " + path,
+                  RequestFingerprint.of(method, path, request.body()),
+                  command.commandId(),
+                  now,
+                  now.plus(bus.replyTimeout())));
+      if (!admitted) {
+        bus.accept(
+            command,
+            request.topic(),
+            claiming(key, method, path, request, bus.replyTimeout(), found));
+      }
+      if (admitted || found.get() instanceof Claim.Admitted) {
         return answer(command, waiter.awaitReply(), late);
       }
     }
@@ -171,11 +186,7 @@ public class IdempotentCommands {
       CommandBus.Request request,
       Duration lock,
       AtomicReference<Claim> found) {
-    IdempotencyRecords.Owner owner =
-        new IdempotencyRecords.Owner(
-            Objects.requireNonNull(request.merchantId(), "merchantId"),
-            Objects.requireNonNull(request.environment(), "environment"),
-            key);
+    IdempotencyRecords.Owner owner = owner(key, request);
     String fingerprint = RequestFingerprint.of(method, path, request.body());
     return (connection, admitted) -> {
       Instant now = clock.instant();
@@ -191,6 +202,13 @@ public class IdempotentCommands {
       found.set(claim);
       return claim instanceof Claim.Admitted;
     };
+  }
+
+  private static IdempotencyRecords.Owner owner(IdempotencyKey key, CommandBus.Request request) {
+    return new IdempotencyRecords.Owner(
+        Objects.requireNonNull(request.merchantId(), "merchantId"),
+        Objects.requireNonNull(request.environment(), "environment"),
+        key);
   }
 
   /**
@@ -255,11 +273,18 @@ public class IdempotentCommands {
    */
   private Response store(String commandId, CommandReply reply) {
     String body = Json.toText(reply.body());
-    return transactions.inTransaction(
+    // One auto-committed statement stores and reads back; only when the reply recorder completed
+    // the record while it ran does a second one read what the recorder stored.
+    return transactions.autoCommitted(
         connection -> {
-          IdempotencyRecords.complete(connection, commandId, reply.status(), body, clock.instant());
-          return IdempotencyRecords.findResponse(connection, commandId)
-              .map(stored -> new Response(commandId, stored.status(), stored.body(), false))
+          Optional<Claim.Completed> stored =
+              IdempotencyRecords.completeAndFind(
+                  connection, commandId, reply.status(), body, clock.instant());
+          if (stored.isEmpty()) {
+            stored = IdempotencyRecords.findResponse(connection, commandId);
+          }
+          return stored
+              .map(found -> new Response(commandId, found.status(), found.body(), false))
               .orElseGet(() -> new Response(commandId, reply.status(), body, false));
         });
   }

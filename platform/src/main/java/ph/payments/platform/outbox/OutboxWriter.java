@@ -2,6 +2,7 @@ package ph.payments.platform.outbox;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.time.Clock;
@@ -25,9 +26,15 @@ import ph.payments.platform.tx.Transactions;
  */
 public final class OutboxWriter {
 
+  private static final String COLUMNS =
+      "message_id, topic, message_key, message_type, payload, created_at, attributes";
+  private static final String VALUES = "?, ?, ?, ?, ?, ?, ?::json";
   private static final String INSERT =
-      "INSERT INTO outbox (message_id, topic, message_key, message_type, payload, created_at,"
-          + " attributes) VALUES (?, ?, ?, ?, ?, ?, ?::json)";
+      "INSERT INTO outbox (" + COLUMNS + ") VALUES (" + VALUES + ")";
+
+  /** The message inserted only when the guard {@code g} wrote a row ({@link #appendGuarded}). */
+  private static final String INSERT_GUARDED =
+      "INSERT INTO outbox (" + COLUMNS + ") SELECT " + VALUES + " FROM g";
 
   private static final String EMIT = "SELECT pg_logical_emit_message(true, ?, ?)";
 
@@ -92,6 +99,74 @@ public final class OutboxWriter {
       try (PreparedStatement statement = connection.prepareStatement(sql)) {
         parameters.set(statement, 1);
         return statement.executeUpdate();
+      }
+    }
+  }
+
+  /**
+   * An insert of one row whose values are parameters: a {@link Write} of its own, or one that a
+   * guard decides on ({@link #appendGuarded}).
+   *
+   * @param columns the column list, without parentheses
+   * @param values the value list, without parentheses, with {@code ?} parameters (PostgreSQL infers
+   *     their types from the columns in both forms)
+   */
+  public record Insert(String table, String columns, String values, Write.Parameters parameters) {
+
+    /** {@code INSERT INTO table (columns) VALUES (values)}. */
+    public Write write() {
+      return new Write(
+          "INSERT INTO " + table + " (" + columns + ") VALUES (" + values + ")", parameters);
+    }
+
+    /** The same row inserted once for each row of {@code relation}: not at all when it is empty. */
+    String selectingFrom(String relation) {
+      return "INSERT INTO " + table + " (" + columns + ") SELECT " + values + " FROM " + relation;
+    }
+  }
+
+  /**
+   * Runs {@code guard} and, only when it returned a row, inserts {@code insert} and appends {@code
+   * message}, all in one SQL statement: one round trip, atomic by itself, so it may run in
+   * auto-commit mode ({@link Transactions#autoCommitted}) as well as in the caller's transaction.
+   * The idempotency claim of a new key is the guard of its command: {@code INSERT … ON CONFLICT DO
+   * NOTHING RETURNING 1} returns a row only when it inserted one, so a key that exists writes
+   * nothing at all.
+   *
+   * @param guard a data-modifying statement with {@code RETURNING} that returns at most one row
+   * @return true when the guard returned a row, and the row and the message were written with it
+   */
+  public boolean appendGuarded(
+      Connection connection, Write guard, Insert insert, OutboxMessage message)
+      throws SQLException {
+    // Every data-modifying WITH runs to completion whether or not it is read: the insert and the
+    // message are made conditional by selecting from the guard's output, which is empty when the
+    // guard wrote nothing.
+    String written = "WITH g AS (" + guard.sql() + "), w AS (" + insert.selectingFrom("g") + ")";
+    String sql =
+        logical
+            ? written + " SELECT pg_logical_emit_message(true, ?, ?) FROM g"
+            : written
+                + ", m AS ("
+                + INSERT_GUARDED
+                + ") SELECT CASE WHEN ? THEN pg_notify(?, '') END FROM g";
+    try (PreparedStatement statement = connection.prepareStatement(sql)) {
+      int next = guard.parameters().set(statement, 1);
+      next = insert.parameters().set(statement, next);
+      if (logical) {
+        statement.setString(next, LogicalMessages.PREFIX);
+        statement.setBytes(
+            next + 1,
+            LogicalMessages.encode(
+                message, clock.instant(), MessageContext.withCurrent(message.attributes())));
+      } else {
+        next = setMessage(statement, next, message);
+        // CASE evaluates only the branch it takes: no notification while the relay polls anyway.
+        statement.setBoolean(next, !activity.relayPolling());
+        statement.setString(next + 1, channel);
+      }
+      try (ResultSet admitted = statement.executeQuery()) {
+        return admitted.next();
       }
     }
   }

@@ -151,6 +151,42 @@ public final class Fixtures {
         });
   }
 
+  /**
+   * A guard for {@link OutboxWriter#appendGuarded}: claims {@code id} in the test table {@code
+   * writes} and returns a row only when the claim is new, as an idempotency claim does.
+   */
+  public static OutboxWriter.Write claimGuard(String id) {
+    return new OutboxWriter.Write(
+        "INSERT INTO writes (id) VALUES (?) ON CONFLICT (id) DO NOTHING RETURNING 1",
+        (statement, first) -> {
+          statement.setString(first, id);
+          return first + 1;
+        });
+  }
+
+  /** The row {@code id} of {@code writes} as an {@link OutboxWriter.Insert}, to be guarded. */
+  public static OutboxWriter.Insert insertRow(String id) {
+    return new OutboxWriter.Insert(
+        "writes",
+        "id",
+        "?",
+        (statement, first) -> {
+          statement.setString(first, id);
+          return first + 1;
+        });
+  }
+
+  /** {@link OutboxWriter#appendGuarded} in auto-commit mode; true when the guard admitted. */
+  public static boolean appendGuardedAutoCommitted(
+      Transactions transactions,
+      OutboxWriter writer,
+      String claim,
+      String row,
+      OutboxMessage message) {
+    return transactions.autoCommitted(
+        connection -> writer.appendGuarded(connection, claimGuard(claim), insertRow(row), message));
+  }
+
   public static void createWritesTable(DataSource dataSource) throws SQLException {
     try (java.sql.Connection connection = dataSource.getConnection()) {
       connection

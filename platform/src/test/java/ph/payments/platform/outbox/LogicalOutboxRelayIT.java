@@ -4,6 +4,7 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -128,6 +129,33 @@ class LogicalOutboxRelayIT {
         Fixtures.readUntil(topic, Duration.ofSeconds(3), r -> false);
     assertEquals(
         List.of(written.messageId()),
+        records.stream().map(r -> KafkaEnvelopes.fromRecord(r).messageId()).toList());
+  }
+
+  /** A guarded write: the row and the message only when the guard wrote. */
+  @Test
+  void aGuardedWriteAndItsMessageAreWrittenOnlyWhenTheGuardWrites() throws Exception {
+    String topic = Fixtures.uniqueTopic("logical-guarded");
+    Fixtures.createWritesTable(database.dataSource());
+    String claim = "claim_" + System.nanoTime();
+    OutboxMessage admitted = OutboxMessage.of(topic, "k", "test.admitted", bytes("{}"));
+    OutboxMessage declined = OutboxMessage.of(topic, "k", "test.declined", bytes("{}"));
+    assertTrue(
+        Fixtures.appendGuardedAutoCommitted(transactions, writer, claim, claim + "-row", admitted));
+    assertFalse(
+        Fixtures.appendGuardedAutoCommitted(
+            transactions, writer, claim, claim + "-again", declined));
+    assertEquals(1, count("SELECT count(*) FROM writes WHERE id = '" + claim + "-row'"));
+    assertEquals(0, count("SELECT count(*) FROM writes WHERE id = '" + claim + "-again'"));
+
+    try (LogicalOutboxRelay relay = relay("guarded", LogicalOutboxRelay.Probe.NONE).start()) {
+      assertEquals(1, Fixtures.readUntil(topic, Duration.ofSeconds(20), r -> !r.isEmpty()).size());
+      Thread.sleep(500);
+    }
+    List<ConsumerRecord<String, byte[]>> records =
+        Fixtures.readUntil(topic, Duration.ofSeconds(3), r -> false);
+    assertEquals(
+        List.of(admitted.messageId()),
         records.stream().map(r -> KafkaEnvelopes.fromRecord(r).messageId()).toList());
   }
 

@@ -226,13 +226,55 @@ class OutboxRelayIT {
       assertEquals(0, received(notifications, 500), "no notification while the relay polls");
     }
 
-    try (OutboxRelay relay =
-        Fixtures.relay(database.dataSource(), settings, OutboxRelay.Probe.NONE).start()) {
-      await().atMost(Duration.ofSeconds(20)).until(() -> isPublished(quiet.messageId()));
+    assertRelayPublishesExactly(settings, topic, written, quiet);
+  }
+
+  /**
+   * A guarded write ({@link OutboxWriter#appendGuarded}, how the gateway claims a new idempotency
+   * key with its command): the row and the message are written, and the relay woken, only when the
+   * guard wrote; a claim that exists writes neither, and nothing of it is published.
+   */
+  @Test
+  void aGuardedWriteAndItsMessageAreWrittenOnlyWhenTheGuardWrites() throws Exception {
+    OutboxRelay.Settings settings = Fixtures.settings("guarded");
+    String topic = Fixtures.uniqueTopic("guarded");
+    Fixtures.createWritesTable(database.dataSource());
+    OutboxActivity activity = new OutboxActivity();
+    OutboxWriter writer = new OutboxWriter(Clock.systemUTC(), settings.channel(), activity);
+    String claim = "claim_" + System.nanoTime();
+    OutboxMessage admitted = OutboxMessage.of(topic, "k", "test.admitted", bytes("{}"));
+    OutboxMessage declined = OutboxMessage.of(topic, "k", "test.declined", bytes("{}"));
+    OutboxMessage quiet = OutboxMessage.of(topic, "k", "test.quiet", bytes("{}"));
+    try (Connection listener = database.dataSource().getConnection()) {
+      listener.createStatement().execute("LISTEN " + settings.channel());
+      org.postgresql.PGConnection notifications =
+          listener.unwrap(org.postgresql.PGConnection.class);
+
+      assertTrue(
+          Fixtures.appendGuardedAutoCommitted(
+              transactions, writer, claim, claim + "-row", admitted));
+      assertTrue(exists(admitted.messageId()));
+      assertEquals(1, count("SELECT count(*) FROM writes WHERE id = ?", claim + "-row"));
+      assertEquals(1, received(notifications, 2000), "the relay is notified");
+
+      // The claim exists: no row, no message, no notification, and no error.
+      assertFalse(
+          Fixtures.appendGuardedAutoCommitted(
+              transactions, writer, claim, claim + "-again", declined));
+      assertFalse(exists(declined.messageId()));
+      assertEquals(0, count("SELECT count(*) FROM writes WHERE id = ?", claim + "-again"));
+      assertEquals(0, received(notifications, 500), "nothing to wake the relay for");
+
+      // While the relay polls, an admitted write sends no notification.
+      activity.relayPolling(true);
+      assertTrue(
+          Fixtures.appendGuardedAutoCommitted(
+              transactions, writer, claim + "q", claim + "q-row", quiet));
+      assertTrue(exists(quiet.messageId()));
+      assertEquals(0, received(notifications, 500), "no notification while the relay polls");
     }
-    List<ConsumerRecord<String, byte[]>> records =
-        Fixtures.readUntil(topic, Duration.ofSeconds(3), r -> r.size() >= 2);
-    assertEquals(List.of(written.messageId(), quiet.messageId()), messageIds(records));
+
+    assertRelayPublishesExactly(settings, topic, admitted, quiet);
   }
 
   /**
@@ -514,6 +556,24 @@ class OutboxRelayIT {
       // sequential scan reads all 6,000.
       assertTrue(blocks < 1_000, "heap blocks read to publish one row: " + blocks);
     }
+  }
+
+  /**
+   * Runs a relay until the last of {@code messages} is published and checks that the topic holds
+   * exactly them, in order.
+   */
+  private static void assertRelayPublishesExactly(
+      OutboxRelay.Settings settings, String topic, OutboxMessage... messages) throws Exception {
+    OutboxMessage last = messages[messages.length - 1];
+    try (OutboxRelay relay =
+        Fixtures.relay(database.dataSource(), settings, OutboxRelay.Probe.NONE).start()) {
+      await().atMost(Duration.ofSeconds(20)).until(() -> isPublished(last.messageId()));
+    }
+    List<ConsumerRecord<String, byte[]>> records =
+        Fixtures.readUntil(topic, Duration.ofSeconds(3), r -> r.size() >= messages.length);
+    assertEquals(
+        java.util.Arrays.stream(messages).map(OutboxMessage::messageId).toList(),
+        messageIds(records));
   }
 
   private static long outboxStatistic(String expression) throws SQLException {
