@@ -32,7 +32,7 @@ public final class PaymentCreationBench {
 
   /**
    * {@code BENCH_IDEMPOTENCY_KEYS=1}: every creation carries its own {@code Idempotency-Key}, as a
-   * merchant's would, so the gateway claims the key and writes the command in one transaction.
+   * merchant's would, so the gateway claims the key and writes the command in one statement.
    */
   private static final boolean KEYED = "1".equals(System.getenv("BENCH_IDEMPOTENCY_KEYS"));
 

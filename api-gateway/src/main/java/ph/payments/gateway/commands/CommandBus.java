@@ -30,8 +30,9 @@ import ph.payments.platform.tx.Transactions;
 
 /**
  * The gateway side of the command path, and the only place commands are written. {@link #accept}
- * writes the command row and its outbox row in one transaction (together with whatever an {@link
- * Admission} writes first, such as an idempotency record); a {@link Waiter} then waits for the
+ * writes the command row and its outbox row in one statement, or in one transaction together with
+ * whatever an {@link Admission} writes first; {@link #acceptGuarded} writes them in one statement
+ * with a guard that decides (a new idempotency key's claim); a {@link Waiter} then waits for the
  * owner's reply. Replies reach the waiting request through {@link #complete}, called by this
  * instance's reply recorder for the partitions it owns and by its {@link ReplyWaker} for the
  * others; a reply that arrives after the deadline is still recorded in the command log, where a

@@ -21,12 +21,14 @@ import ph.payments.platform.tx.Transactions;
  * Sends a command under an {@code Idempotency-Key} (SPEC parts 4 and 8; Stripe's semantics):
  *
  * <ul>
- *   <li>The record is claimed in the transaction that writes the command and its outbox row, so
- *       concurrent duplicates create exactly one command. A duplicate that finds the key locked
- *       (its first request still waits for the reply, or waited in a gateway that died) waits for
- *       the same command's reply, up to the lock and the reply timeout, and answers it as a replay
- *       as soon as the owner's reply arrives (issue 19: it was 409 until the lock ended, ~10 s
- *       after a gateway died); 409 {@code conflict} only when no reply came in that time.
+ *   <li>The record is claimed with the command and its outbox row, so concurrent duplicates create
+ *       exactly one command: a new key in the one auto-committed statement that writes them (its
+ *       insert guards theirs), a key that exists in a transaction that reads the record and writes
+ *       the command only if the record lets it (its window ended). A duplicate that finds the key
+ *       locked (its first request still waits for the reply, or waited in a gateway that died)
+ *       waits for the same command's reply, up to the lock and the reply timeout, and answers it as
+ *       a replay as soon as the owner's reply arrives (issue 19: it was 409 until the lock ended,
+ *       ~10 s after a gateway died); 409 {@code conflict} only when no reply came in that time.
  *   <li>The same key with another method, path or body is 409 {@code conflict}.
  *   <li>A completed record replays its status and body byte for byte.
  *   <li>A record whose request gave up waiting (202 for a creation, 503 otherwise) is taken over by

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.micronaut.context.ApplicationContext;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
 import jakarta.inject.Inject;
 import java.math.BigDecimal;
@@ -38,7 +37,6 @@ class RetryWhileLockedIT extends WidgetGatewayTest {
 
   @Inject CommandBus bus;
   @Inject Clock clock;
-  @Inject ApplicationContext context;
 
   @AfterEach
   void resumeOwner() {
@@ -125,9 +123,5 @@ class RetryWhileLockedIT extends WidgetGatewayTest {
     assertEquals(201, replayed.status(), replayed.body());
     assertEquals(original.body(), replayed.body());
     assertEquals("true", replayed.header("Idempotent-Replayed").orElse(null));
-  }
-
-  private String topic() {
-    return context.getRequiredProperty("test-widgets.topic", String.class);
   }
 }

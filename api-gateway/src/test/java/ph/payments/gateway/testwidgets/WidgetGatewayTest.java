@@ -1,5 +1,6 @@
 package ph.payments.gateway.testwidgets;
 
+import io.micronaut.context.ApplicationContext;
 import jakarta.inject.Inject;
 import java.util.HashMap;
 import java.util.Locale;
@@ -23,6 +24,7 @@ public abstract class WidgetGatewayTest extends GatewayTest {
 
   @Inject protected WidgetOwner owner;
   @Inject protected Transactions transactions;
+  @Inject protected ApplicationContext context;
 
   @Override
   protected Map<String, String> extraProperties() {
@@ -37,6 +39,11 @@ public abstract class WidgetGatewayTest extends GatewayTest {
   /** Further properties of a test class. */
   protected Map<String, String> widgetProperties() {
     return Map.of();
+  }
+
+  /** This class's command topic, which the {@link WidgetOwner} reads. */
+  protected String topic() {
+    return context.getRequiredProperty("test-widgets.topic", String.class);
   }
 
   protected Sql sql() {

@@ -1,0 +1,151 @@
+package ph.payments.gateway.idempotency;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
+import jakarta.inject.Inject;
+import java.math.BigDecimal;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import ph.payments.contracts.commands.Command;
+import ph.payments.gateway.commands.CommandBus;
+import ph.payments.gateway.support.Operator;
+import ph.payments.gateway.testwidgets.WidgetGatewayTest;
+import ph.payments.platform.ids.IdType;
+import ph.payments.platform.json.Json;
+
+/**
+ * How a keyed request writes its command and stores its response ({@link IdempotencyRecords}
+ * against the real database): the claim of a new key guards the command's own statement, and the
+ * response is stored and read back in one statement whose commit does not wait for the disk (the
+ * reply recorder stores the same response durably).
+ */
+@MicronautTest(transactional = false)
+class ResponseStoreIT extends WidgetGatewayTest {
+
+  @Inject CommandBus bus;
+  @Inject Clock clock;
+
+  /** No reply reaches the records these tests complete themselves. */
+  @BeforeEach
+  void pauseOwner() {
+    owner.pause();
+  }
+
+  @AfterEach
+  void resumeOwner() {
+    owner.resume();
+  }
+
+  @Test
+  void aNewKeyIsClaimedWithItsCommandAndAKeyThatExistsWritesNothing() {
+    Operator.Merchant merchant = operator().createMerchant("Guarded Claim Store");
+    IdempotencyRecords.Owner owner =
+        new IdempotencyRecords.Owner(
+            merchant.id(), "test", new IdempotencyKey("guarded-" + System.nanoTime()));
+    Command first = command(merchant);
+    Command second = command(merchant);
+
+    assertTrue(bus.acceptGuarded(first, topic(), claim(owner, first)));
+    assertFalse(bus.acceptGuarded(second, topic(), claim(owner, second)));
+
+    assertEquals(1, commandRows(first), "the admitted command is written");
+    assertEquals(0, commandRows(second), "a key that exists writes no command");
+    assertEquals(
+        first.commandId(),
+        sql()
+            .text(
+                "SELECT command_id FROM idempotency_keys WHERE idempotency_key = ?",
+                owner.key().value()));
+  }
+
+  @Test
+  void theResponseIsStoredWithoutWaitingForTheDiskOnlyWhenThisStatementStoresIt() {
+    Operator.Merchant merchant = operator().createMerchant("Stored Response Store");
+    IdempotencyRecords.Owner owner =
+        new IdempotencyRecords.Owner(
+            merchant.id(), "test", new IdempotencyKey("store-" + System.nanoTime()));
+    Command command = command(merchant);
+    assertTrue(bus.acceptGuarded(command, topic(), claim(owner, command)));
+
+    Stored first = completeInTransaction(command.commandId(), 201, "{\"n\":1}");
+    assertEquals(Optional.of(201), first.status());
+    assertEquals(Optional.of("{\"n\":1}"), first.body());
+    assertEquals("off", first.synchronousCommit(), "the completing commit does not wait");
+
+    // Already completed: the first response stands, and nothing is written.
+    Stored again = completeInTransaction(command.commandId(), 500, "{\"n\":2}");
+    assertEquals(Optional.of(201), again.status());
+    assertEquals(Optional.of("{\"n\":1}"), again.body());
+    assertEquals(
+        "on", again.synchronousCommit(), "a statement that writes nothing relaxes nothing");
+  }
+
+  /** What {@link IdempotencyRecords#completeAndFind} answered, and the commit mode it left. */
+  private record Stored(
+      Optional<Integer> status, Optional<String> body, String synchronousCommit) {}
+
+  private Stored completeInTransaction(String commandId, int status, String body) {
+    return transactions.inTransaction(
+        connection -> {
+          Optional<Claim.Completed> stored =
+              IdempotencyRecords.completeAndFind(
+                  connection, commandId, status, body, clock.instant());
+          return new Stored(
+              stored.map(Claim.Completed::status),
+              stored.map(Claim.Completed::body),
+              synchronousCommit(connection));
+        });
+  }
+
+  private static String synchronousCommit(Connection connection) throws SQLException {
+    try (ResultSet row =
+        connection.createStatement().executeQuery("SELECT current_setting('synchronous_commit')")) {
+      row.next();
+      return row.getString(1);
+    }
+  }
+
+  private Command command(Operator.Merchant merchant) {
+    ObjectNode body = Json.mapper().createObjectNode();
+    body.put("amount", new BigDecimal("250.00"));
+    body.put("currency", "PHP");
+    body.put("description", "Stored widget");
+    body.set("metadata", Json.mapper().createObjectNode());
+    return bus.prepare(
+        new CommandBus.Request(
+            topic(),
+            "test_widget.create",
+            merchant.id(),
+            "test",
+            "wgt_" + IdType.MESSAGE.generate().substring(4),
+            body));
+  }
+
+  private ph.payments.platform.outbox.OutboxWriter.Write claim(
+      IdempotencyRecords.Owner owner, Command command) {
+    Instant now = clock.instant();
+    return IdempotencyRecords.claimIfNew(
+        owner,
+        "POST " + WIDGETS,
+        RequestFingerprint.of("POST", WIDGETS, command.body()),
+        command.commandId(),
+        now,
+        now.plus(Duration.ofSeconds(10)));
+  }
+
+  private long commandRows(Command command) {
+    return sql().number("SELECT count(*) FROM commands WHERE command_id = ?", command.commandId());
+  }
+}
