@@ -63,18 +63,12 @@ final class IdempotencyRecords {
 
   /**
    * {@link #COMPLETE} and the stored response in one statement: the row this statement completed,
-   * or the one completed before it began. Its commit does not wait for the WAL to reach the disk
-   * ({@code synchronous_commit} off for this transaction, set by the {@code RETURNING} of the row
-   * it completes, so only when it writes): the reply recorder completes the same record with the
-   * same response durably, from the reply it reads from Kafka and acknowledges only after its
-   * commit, so a completion lost with a crash of the database is written again, and until then a
-   * retry finds the record in progress and waits for the reply in the command log.
+   * or the one completed before it began.
    */
   private static final String COMPLETE_AND_FIND =
       "WITH done AS ("
           + COMPLETE
-          + " RETURNING response_status, response_body,"
-          + " set_config('synchronous_commit', 'off', true))"
+          + " RETURNING response_status, response_body)"
           + " SELECT response_status, response_body FROM done"
           + " UNION ALL SELECT response_status, response_body FROM idempotency_keys"
           + " WHERE command_id = ? AND status = 'completed'";
