@@ -14,7 +14,9 @@ import ph.payments.platform.outbox.OutboxWriter;
 import ph.payments.platform.tx.Statements;
 
 /**
- * The {@code idempotency_keys} table. Every method runs inside the caller's transaction.
+ * The {@code idempotency_keys} table. Every method runs on the caller's connection, inside its
+ * transaction unless it says it may run auto-committed; {@link #claimIfNew} is a statement to run
+ * with the command's own.
  *
  * <p>A record is in one of two states: {@code in_progress} (its command has no reply yet; {@code
  * locked_until} says until when a request is waiting for it) and {@code completed} (the response is

@@ -81,7 +81,8 @@ public final class OutboxWriter {
 
   /**
    * A data-modifying statement (an {@code INSERT}, {@code UPDATE} or {@code DELETE} without {@code
-   * RETURNING}) to run in the same SQL statement as an outbox message: {@link #appendWith}.
+   * RETURNING}) to run in the same SQL statement as an outbox message: {@link #appendWith}. As the
+   * guard of {@link #appendGuarded} it has a {@code RETURNING} clause.
    *
    * @param sql the statement, with {@code ?} parameters
    * @param parameters sets them, from the index it is given; returns the index after its last
