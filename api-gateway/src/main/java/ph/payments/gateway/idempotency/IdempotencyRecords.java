@@ -32,11 +32,10 @@ final class IdempotencyRecords {
           + " fingerprint, command_id, status, locked_until, created_at)"
           + " VALUES (?, ?, ?, ?, ?, ?, 'in_progress', ?, ?)"
           + " ON CONFLICT (merchant_id, environment, idempotency_key) DO NOTHING";
-  private static final String CLAIM_NEW =
-      "INSERT INTO idempotency_keys (merchant_id, environment, idempotency_key, route,"
-          + " fingerprint, command_id, status, locked_until, created_at)"
-          + " VALUES (?, ?, ?, ?, ?, ?, 'in_progress', ?, ?)"
-          + " ON CONFLICT (merchant_id, environment, idempotency_key) DO NOTHING RETURNING 1";
+
+  /** {@link #INSERT} answering a row when it inserted one: the guard of a command's statement. */
+  private static final String CLAIM_NEW = INSERT + " RETURNING 1";
+
   private static final String LOCK =
       "SELECT fingerprint, command_id, status, locked_until, response_status, response_body,"
           + " created_at FROM idempotency_keys"
@@ -100,17 +99,7 @@ final class IdempotencyRecords {
       String commandId,
       Instant now,
       Instant lockedUntil) {
-    return new OutboxWriter.Write(
-        CLAIM_NEW,
-        (insert, first) -> {
-          bindOwner(insert, first, owner);
-          insert.setString(first + 3, route);
-          insert.setString(first + 4, fingerprint);
-          insert.setString(first + 5, commandId);
-          insert.setTimestamp(first + 6, Timestamp.from(lockedUntil));
-          insert.setTimestamp(first + 7, Timestamp.from(now));
-          return first + 8;
-        });
+    return insertion(CLAIM_NEW, owner, route, fingerprint, commandId, now, lockedUntil);
   }
 
   /**
@@ -268,15 +257,31 @@ final class IdempotencyRecords {
       Instant now,
       Instant lockedUntil)
       throws SQLException {
-    try (PreparedStatement insert = connection.prepareStatement(INSERT)) {
-      bindOwner(insert, 1, owner);
-      insert.setString(4, route);
-      insert.setString(5, fingerprint);
-      insert.setString(6, commandId);
-      insert.setTimestamp(7, Timestamp.from(lockedUntil));
-      insert.setTimestamp(8, Timestamp.from(now));
-      return insert.executeUpdate() == 1;
-    }
+    return insertion(INSERT, owner, route, fingerprint, commandId, now, lockedUntil)
+            .execute(connection)
+        == 1;
+  }
+
+  /** {@code sql} ({@link #INSERT} or {@link #CLAIM_NEW}) with a new record's values bound. */
+  private static OutboxWriter.Write insertion(
+      String sql,
+      Owner owner,
+      String route,
+      String fingerprint,
+      String commandId,
+      Instant now,
+      Instant lockedUntil) {
+    return new OutboxWriter.Write(
+        sql,
+        (insert, first) -> {
+          bindOwner(insert, first, owner);
+          insert.setString(first + 3, route);
+          insert.setString(first + 4, fingerprint);
+          insert.setString(first + 5, commandId);
+          insert.setTimestamp(first + 6, Timestamp.from(lockedUntil));
+          insert.setTimestamp(first + 7, Timestamp.from(now));
+          return first + 8;
+        });
   }
 
   private static void replace(

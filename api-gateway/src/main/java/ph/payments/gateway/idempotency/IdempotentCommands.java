@@ -83,6 +83,9 @@ public class IdempotentCommands {
       CommandBus.Request request,
       @Nullable Function<String, Response> late) {
     Command command = bus.prepare(request);
+    IdempotencyRecords.Owner owner = owner(key, request);
+    String route = method + " " + path;
+    String fingerprint = RequestFingerprint.of(method, path, request.body());
     AtomicReference<Claim> found = new AtomicReference<>();
     try (CommandBus.Waiter waiter = bus.expect(command.commandId())) {
       // The lock lasts as long as this request will wait for the reply. A new key (most requests)
@@ -93,9 +96,9 @@ public class IdempotentCommands {
               command,
               request.topic(),
               IdempotencyRecords.claimIfNew(
-                  owner(key, request),
-                  method + " " + path,
-                  RequestFingerprint.of(method, path, request.body()),
+                  owner,
+                  route,
+                  fingerprint,
                   command.commandId(),
                   now,
                   now.plus(bus.replyTimeout())));
@@ -103,7 +106,7 @@ public class IdempotentCommands {
         bus.accept(
             command,
             request.topic(),
-            claiming(key, method, path, request, bus.replyTimeout(), found));
+            claiming(owner, route, fingerprint, bus.replyTimeout(), found));
       }
       if (admitted || found.get() instanceof Claim.Admitted) {
         return answer(command, waiter.awaitReply(), late);
@@ -153,7 +156,12 @@ public class IdempotentCommands {
     Optional<CommandReply> reply =
         bus.applyLocally(
             command,
-            claiming(key, method, path, request, Duration.ZERO, found),
+            claiming(
+                owner(key, request),
+                method + " " + path,
+                RequestFingerprint.of(method, path, request.body()),
+                Duration.ZERO,
+                found),
             (connection, admitted) -> {
               CommandReply applied = application.apply(connection, admitted);
               IdempotencyRecords.complete(
@@ -178,29 +186,21 @@ public class IdempotentCommands {
   }
 
   /**
-   * The admission that claims {@code key} for {@code request} in the accepting transaction, locking
-   * the record for {@code lock}, and leaves what it found in {@code found}.
+   * The admission that claims {@code owner}'s key for the request with {@code fingerprint} in the
+   * accepting transaction, locking the record for {@code lock}, and leaves what it found in {@code
+   * found}.
    */
   private CommandBus.Admission claiming(
-      IdempotencyKey key,
-      String method,
-      String path,
-      CommandBus.Request request,
+      IdempotencyRecords.Owner owner,
+      String route,
+      String fingerprint,
       Duration lock,
       AtomicReference<Claim> found) {
-    IdempotencyRecords.Owner owner = owner(key, request);
-    String fingerprint = RequestFingerprint.of(method, path, request.body());
     return (connection, admitted) -> {
       Instant now = clock.instant();
       Claim claim =
           IdempotencyRecords.claim(
-              connection,
-              owner,
-              method + " " + path,
-              fingerprint,
-              admitted.commandId(),
-              now,
-              now.plus(lock));
+              connection, owner, route, fingerprint, admitted.commandId(), now, now.plus(lock));
       found.set(claim);
       return claim instanceof Claim.Admitted;
     };

@@ -4,10 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
 import jakarta.inject.Inject;
-import java.math.BigDecimal;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -19,8 +17,6 @@ import ph.payments.contracts.commands.Command;
 import ph.payments.gateway.commands.CommandBus;
 import ph.payments.gateway.support.Operator;
 import ph.payments.gateway.testwidgets.WidgetGatewayTest;
-import ph.payments.platform.ids.IdType;
-import ph.payments.platform.json.Json;
 
 /**
  * How a keyed request writes its command and stores its response ({@link IdempotencyRecords}
@@ -47,9 +43,7 @@ class ResponseStoreIT extends WidgetGatewayTest {
   @Test
   void aNewKeyIsClaimedWithItsCommandAndAKeyThatExistsWritesNothing() {
     Operator.Merchant merchant = operator().createMerchant("Guarded Claim Store");
-    IdempotencyRecords.Owner owner =
-        new IdempotencyRecords.Owner(
-            merchant.id(), "test", new IdempotencyKey("guarded-" + System.nanoTime()));
+    IdempotencyRecords.Owner owner = keyOf(merchant, "guarded-");
     Command first = command(merchant);
     Command second = command(merchant);
 
@@ -69,9 +63,7 @@ class ResponseStoreIT extends WidgetGatewayTest {
   @Test
   void theResponseIsStoredOnceAndReadBackInOneStatement() {
     Operator.Merchant merchant = operator().createMerchant("Stored Response Store");
-    IdempotencyRecords.Owner owner =
-        new IdempotencyRecords.Owner(
-            merchant.id(), "test", new IdempotencyKey("store-" + System.nanoTime()));
+    IdempotencyRecords.Owner owner = keyOf(merchant, "store-");
     Command command = command(merchant);
     assertTrue(bus.acceptGuarded(command, topic(), claim(owner, command)));
 
@@ -94,19 +86,12 @@ class ResponseStoreIT extends WidgetGatewayTest {
   }
 
   private Command command(Operator.Merchant merchant) {
-    ObjectNode body = Json.mapper().createObjectNode();
-    body.put("amount", new BigDecimal("250.00"));
-    body.put("currency", "PHP");
-    body.put("description", "Stored widget");
-    body.set("metadata", Json.mapper().createObjectNode());
-    return bus.prepare(
-        new CommandBus.Request(
-            topic(),
-            "test_widget.create",
-            merchant.id(),
-            "test",
-            "wgt_" + IdType.MESSAGE.generate().substring(4),
-            body));
+    return widgetCreation(bus, merchant.id(), "Stored widget");
+  }
+
+  private static IdempotencyRecords.Owner keyOf(Operator.Merchant merchant, String prefix) {
+    return new IdempotencyRecords.Owner(
+        merchant.id(), "test", new IdempotencyKey(prefix + System.nanoTime()));
   }
 
   private ph.payments.platform.outbox.OutboxWriter.Write claim(

@@ -5,10 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.JsonNode;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
 import jakarta.inject.Inject;
-import java.math.BigDecimal;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -21,8 +20,6 @@ import ph.payments.gateway.commands.CommandBus;
 import ph.payments.gateway.support.Http;
 import ph.payments.gateway.support.Operator;
 import ph.payments.gateway.testwidgets.WidgetGatewayTest;
-import ph.payments.platform.ids.IdType;
-import ph.payments.platform.json.Json;
 
 /**
  * A retry that finds its key locked by a request still waiting for the reply, or by one whose
@@ -51,16 +48,9 @@ class RetryWhileLockedIT extends WidgetGatewayTest {
     owner.pause();
     // What a gateway that died while waiting leaves behind: the command and its outbox row, and the
     // key's record in progress, locked for the reply timeout by a request nobody answers now.
-    String widgetId = "wgt_" + IdType.MESSAGE.generate().substring(4);
-    ObjectNode validated = Json.mapper().createObjectNode();
-    validated.put("amount", new BigDecimal("250.00"));
-    validated.put("currency", "PHP");
-    validated.put("description", "Locked widget");
-    validated.set("metadata", Json.mapper().createObjectNode());
-    Command command =
-        bus.prepare(
-            new CommandBus.Request(
-                topic(), "test_widget.create", merchant.id(), "test", widgetId, validated));
+    Command command = widgetCreation(bus, merchant.id(), "Locked widget");
+    String widgetId = command.resourceId();
+    JsonNode validated = command.body();
     Instant now = clock.instant();
     IdempotencyRecords.Owner holder =
         new IdempotencyRecords.Owner(merchant.id(), "test", new IdempotencyKey(key));

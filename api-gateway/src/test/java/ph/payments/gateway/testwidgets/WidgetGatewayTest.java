@@ -1,14 +1,20 @@
 package ph.payments.gateway.testwidgets;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.micronaut.context.ApplicationContext;
 import jakarta.inject.Inject;
+import java.math.BigDecimal;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
+import ph.payments.contracts.commands.Command;
+import ph.payments.gateway.commands.CommandBus;
 import ph.payments.gateway.idempotency.IdempotencyKey;
 import ph.payments.gateway.support.GatewayTest;
 import ph.payments.gateway.support.Http;
 import ph.payments.gateway.support.Sql;
+import ph.payments.platform.ids.IdType;
+import ph.payments.platform.json.Json;
 import ph.payments.platform.tx.Transactions;
 import ph.payments.testkit.TestKafka;
 
@@ -44,6 +50,26 @@ public abstract class WidgetGatewayTest extends GatewayTest {
   /** This class's command topic, which the {@link WidgetOwner} reads. */
   protected String topic() {
     return context.getRequiredProperty("test-widgets.topic", String.class);
+  }
+
+  /**
+   * A new widget's creation as the gateway would send it to the owner, validated body and all;
+   * nothing is written.
+   */
+  protected Command widgetCreation(CommandBus bus, String merchantId, String description) {
+    ObjectNode validated = Json.mapper().createObjectNode();
+    validated.put("amount", new BigDecimal("250.00"));
+    validated.put("currency", "PHP");
+    validated.put("description", description);
+    validated.set("metadata", Json.mapper().createObjectNode());
+    return bus.prepare(
+        new CommandBus.Request(
+            topic(),
+            "test_widget.create",
+            merchantId,
+            "test",
+            "wgt_" + IdType.MESSAGE.generate().substring(4),
+            validated));
   }
 
   protected Sql sql() {

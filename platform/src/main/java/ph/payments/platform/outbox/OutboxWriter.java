@@ -155,11 +155,7 @@ public final class OutboxWriter {
       int next = guard.parameters().set(statement, 1);
       next = insert.parameters().set(statement, next);
       if (logical) {
-        statement.setString(next, LogicalMessages.PREFIX);
-        statement.setBytes(
-            next + 1,
-            LogicalMessages.encode(
-                message, clock.instant(), MessageContext.withCurrent(message.attributes())));
+        setEmitted(statement, next, message);
       } else {
         next = setMessage(statement, next, message);
         // CASE evaluates only the branch it takes: no notification while the relay polls anyway.
@@ -186,11 +182,7 @@ public final class OutboxWriter {
           connection.prepareStatement(
               "WITH w AS (" + write.sql() + ") SELECT pg_logical_emit_message(true, ?, ?)")) {
         int next = write.parameters().set(emit, 1);
-        emit.setString(next, LogicalMessages.PREFIX);
-        emit.setBytes(
-            next + 1,
-            LogicalMessages.encode(
-                message, clock.instant(), MessageContext.withCurrent(message.attributes())));
+        setEmitted(emit, next, message);
         emit.execute();
       }
       return;
@@ -219,11 +211,7 @@ public final class OutboxWriter {
     Transactions.requireTransaction(connection);
     if (logical) {
       try (PreparedStatement emit = connection.prepareStatement(EMIT)) {
-        emit.setString(1, LogicalMessages.PREFIX);
-        emit.setBytes(
-            2,
-            LogicalMessages.encode(
-                message, clock.instant(), MessageContext.withCurrent(message.attributes())));
+        setEmitted(emit, 1, message);
         emit.execute();
       }
       return;
@@ -240,6 +228,19 @@ public final class OutboxWriter {
       notify.setString(1, channel);
       notify.execute();
     }
+  }
+
+  /**
+   * Sets the two parameters of {@code pg_logical_emit_message(true, ?, ?)} from {@code first}: the
+   * prefix and the encoded message.
+   */
+  private void setEmitted(PreparedStatement emit, int first, OutboxMessage message)
+      throws SQLException {
+    emit.setString(first, LogicalMessages.PREFIX);
+    emit.setBytes(
+        first + 1,
+        LogicalMessages.encode(
+            message, clock.instant(), MessageContext.withCurrent(message.attributes())));
   }
 
   /** Sets the seven parameters of {@link #INSERT} from {@code first}; returns the index after. */

@@ -143,12 +143,7 @@ public final class Fixtures {
    * together with a message: a second write of one id fails on the primary key.
    */
   public static OutboxWriter.Write insertWrite(String id) {
-    return new OutboxWriter.Write(
-        "INSERT INTO writes (id) VALUES (?)",
-        (statement, first) -> {
-          statement.setString(first, id);
-          return first + 1;
-        });
+    return insertRow(id).write();
   }
 
   /**

@@ -121,15 +121,7 @@ class LogicalOutboxRelayIT {
                 transactions, writer, Fixtures.insertWrite(id), refused));
     assertEquals(1, count("SELECT count(*) FROM writes WHERE id = '" + id + "'"));
 
-    try (LogicalOutboxRelay relay = relay("together", LogicalOutboxRelay.Probe.NONE).start()) {
-      assertEquals(1, Fixtures.readUntil(topic, Duration.ofSeconds(20), r -> !r.isEmpty()).size());
-      Thread.sleep(500);
-    }
-    List<ConsumerRecord<String, byte[]>> records =
-        Fixtures.readUntil(topic, Duration.ofSeconds(3), r -> false);
-    assertEquals(
-        List.of(written.messageId()),
-        records.stream().map(r -> KafkaEnvelopes.fromRecord(r).messageId()).toList());
+    assertRelayPublishesOnly("together", topic, written);
   }
 
   /** A guarded write: the row and the message only when the guard wrote. */
@@ -148,15 +140,7 @@ class LogicalOutboxRelayIT {
     assertEquals(1, count("SELECT count(*) FROM writes WHERE id = '" + claim + "-row'"));
     assertEquals(0, count("SELECT count(*) FROM writes WHERE id = '" + claim + "-again'"));
 
-    try (LogicalOutboxRelay relay = relay("guarded", LogicalOutboxRelay.Probe.NONE).start()) {
-      assertEquals(1, Fixtures.readUntil(topic, Duration.ofSeconds(20), r -> !r.isEmpty()).size());
-      Thread.sleep(500);
-    }
-    List<ConsumerRecord<String, byte[]>> records =
-        Fixtures.readUntil(topic, Duration.ofSeconds(3), r -> false);
-    assertEquals(
-        List.of(admitted.messageId()),
-        records.stream().map(r -> KafkaEnvelopes.fromRecord(r).messageId()).toList());
+    assertRelayPublishesOnly("guarded", topic, admitted);
   }
 
   @Test
@@ -314,6 +298,23 @@ class LogicalOutboxRelayIT {
             records.stream().map(r -> new String(r.value(), StandardCharsets.UTF_8)).toList());
       }
     }
+  }
+
+  /**
+   * Runs a relay until {@code topic} holds a message, then checks, half a second later, that it
+   * holds {@code message} alone.
+   */
+  private static void assertRelayPublishesOnly(String name, String topic, OutboxMessage message)
+      throws Exception {
+    try (LogicalOutboxRelay relay = relay(name, LogicalOutboxRelay.Probe.NONE).start()) {
+      assertEquals(1, Fixtures.readUntil(topic, Duration.ofSeconds(20), r -> !r.isEmpty()).size());
+      Thread.sleep(500);
+    }
+    List<ConsumerRecord<String, byte[]>> records =
+        Fixtures.readUntil(topic, Duration.ofSeconds(3), r -> false);
+    assertEquals(
+        List.of(message.messageId()),
+        records.stream().map(r -> KafkaEnvelopes.fromRecord(r).messageId()).toList());
   }
 
   private static void write(OutboxMessage message) {
