@@ -336,3 +336,15 @@ bench_write_section() {
   fi
   bench_log "wrote section $name of ${doc#"$BENCH_ROOT"/}"
 }
+
+# wrk, the load generator of BENCH_CLIENT=wrk: Debian's package, installed when missing and we are
+# root with apt-get (as bin/ensure-browser does for the browser); otherwise say how.
+bench_ensure_wrk() {
+  command -v wrk >/dev/null && return 0
+  if [[ "$(id -u)" == 0 ]] && command -v apt-get >/dev/null; then
+    bench_log "installing wrk (Debian's package)"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q wrk >/dev/null ||
+      { apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q wrk >/dev/null; }
+  fi
+  command -v wrk >/dev/null || bench_fail "BENCH_CLIENT=wrk needs wrk: apt-get install wrk"
+}

@@ -24,6 +24,11 @@ import java.util.regex.Pattern;
  * is part of every request's cost but never the bottleneck. Prints a Markdown table.
  *
  * <p>Arguments: gateway URL, admin token, requests per level, then the levels (e.g. 1 16 64).
+ *
+ * <p>With {@code BENCH_KEYS_FILE} it only prepares a run measured by another client: it creates the
+ * keys, warms the system up with {@code BENCH_WARMUP} creations, writes the keys' secrets to that
+ * file (one a line) and measures nothing ({@code bench/run-payment-creation} with {@code
+ * BENCH_CLIENT=wrk}).
  */
 public final class PaymentCreationBench {
 
@@ -63,6 +68,11 @@ public final class PaymentCreationBench {
             : Integer.parseInt(warmup.strip());
     if (warmupRequests > 0) {
       run(http, gateway, keys, Math.min(maxLevel, 16), warmupRequests);
+    }
+    String keysFile = System.getenv("BENCH_KEYS_FILE");
+    if (keysFile != null && !keysFile.isBlank()) {
+      Files.write(Path.of(keysFile), keys);
+      return;
     }
     for (int level : levels) {
       Result result = run(http, gateway, keys, level, requests);
