@@ -102,7 +102,7 @@ public final class WebhookBench {
             direct.latencies.max());
       }
       Result helpers =
-          throughHelpers(api, keys, paymentsJdbc, merchant, receiver, helperRate, seconds);
+          throughHelpers(api, keys, args[0], paymentsJdbc, merchant, receiver, helperRate, seconds);
       table.row(
           "`POST /v1/test_helpers/payments/{id}/succeed` (2 events per call)",
           String.format(Locale.ROOT, "%.0f", 2 * helperRate),
@@ -117,7 +117,9 @@ public final class WebhookBench {
       table.note(
           "Event log rows, p99 of the events committed in each 10 s of the stage, in order: "
               + String.join("; ", windowNotes)
-              + ".");
+              + ". Test helpers, the same by 10 s of the events' `created_at`: "
+              + helpers.byWindow()
+              + " ms.");
       if (backlog > 0) { // none asked for: latencies only
         Throughput throughput =
             throughput(writer, receiver, webhooksJdbc, paymentsJdbc, endpoint, backlog);
@@ -201,57 +203,46 @@ public final class WebhookBench {
         windows.get(window).add(arrival - w.committedNanos());
       }
     }
-    List<String> p99s = new ArrayList<>();
-    for (Latencies window : windows) {
-      p99s.add(String.format(Locale.ROOT, "%.0f", window.percentileMillis(99)));
-    }
-    return new Result(count, delivered, achieved, latencies, String.join(" / ", p99s));
+    return new Result(count, delivered, achieved, latencies, p99s(windows));
   }
 
   private static Result throughHelpers(
       Api api,
       Api.Keys keys,
+      String gateway,
       String paymentsJdbc,
       String merchant,
       Receiver receiver,
       double perSecond,
       int seconds)
       throws Exception {
+    boolean wrk = "wrk".equals(System.getenv("BENCH_CLIENT"));
     int count = (int) (perSecond * seconds);
+    // With wrk the succeed path first runs at the stage's rate for the warm-up's length, so the
+    // stage measures that path warm, as the event log's stages are (not reported).
+    int warmup = wrk ? (int) (perSecond * warmupSeconds()) : 0;
     List<String> payments = Collections.synchronizedList(new ArrayList<>());
     // A creation the gateway timed out on (202, still pending) is simply left out.
     OpenLoop.run(
         16,
         Double.MAX_VALUE,
-        count,
+        count + warmup,
         (worker, i) -> {
           Api.Response created = api.post("/v1/payments", keys.get(worker), Api.PAYMENT);
           if (created.status() == 201) {
             payments.add(created.body().get("id").asText());
           }
         });
+    if (warmup > 0) {
+      succeed(api, keys, gateway, payments.subList(0, warmup), perSecond, wrk);
+      Thread.sleep(3_000); // its last events delivered and out of the stage's window
+    }
+    List<String> measured = payments.subList(warmup, payments.size());
     // Map this JVM's nanoTime onto the wall clock the services stamp created_at with.
     Instant wallStart = Instant.now();
     long nanoStart = System.nanoTime();
     Instant from = wallStart.minusSeconds(1);
-    AtomicInteger failed = new AtomicInteger();
-    OpenLoop.run(
-        64,
-        perSecond,
-        payments.size(),
-        (worker, i) -> {
-          if (api.post(
-                      "/v1/test_helpers/payments/" + payments.get(i) + "/succeed",
-                      keys.get(worker),
-                      "{}")
-                  .status()
-              != 200) {
-            failed.incrementAndGet();
-          }
-        });
-    if (failed.get() > 0) {
-      System.err.println(failed.get() + " succeed calls failed");
-    }
+    succeed(api, keys, gateway, measured, perSecond, wrk);
     List<long[]> events = new ArrayList<>(); // txid, seq, created_at epoch micros
     try (Connection connection = DriverManager.getConnection(paymentsJdbc);
         PreparedStatement select =
@@ -283,17 +274,109 @@ public final class WebhookBench {
     awaitArrivals(receiver, ids, 60);
     long wallStartMicros = wallStart.getEpochSecond() * 1_000_000 + wallStart.getNano() / 1000;
     Latencies latencies = new Latencies();
+    List<Latencies> windows = new ArrayList<>(); // by 10 s of created_at, from the first
     int delivered = 0;
     for (int i = 0; i < events.size(); i++) {
       Long arrival = receiver.arrivalNanos(ids.get(i));
       if (arrival != null) {
         delivered++;
         long arrivalMicros = wallStartMicros + (arrival - nanoStart) / 1000;
-        latencies.add((arrivalMicros - events.get(i)[2]) * 1000);
+        long nanos = (arrivalMicros - events.get(i)[2]) * 1000;
+        latencies.add(nanos);
+        int window = (int) ((events.get(i)[2] - firstMicros) * 1000 / WINDOW_NANOS);
+        while (windows.size() <= window) {
+          windows.add(new Latencies());
+        }
+        windows.get(window).add(nanos);
       }
     }
     double achieved = events.size() / Math.max(1e-3, (lastMicros - firstMicros) / 1e6);
-    return new Result(events.size(), delivered, achieved, latencies, "");
+    return new Result(events.size(), delivered, achieved, latencies, p99s(windows));
+  }
+
+  /** Succeeds the payments at a rate, through the JDK client or wrk; failures go to stderr. */
+  private static void succeed(
+      Api api, Api.Keys keys, String gateway, List<String> payments, double perSecond, boolean wrk)
+      throws Exception {
+    if (wrk) {
+      succeedWithWrk(keys, gateway, payments, perSecond);
+      return;
+    }
+    AtomicInteger failed = new AtomicInteger();
+    OpenLoop.run(
+        64,
+        perSecond,
+        payments.size(),
+        (worker, i) -> {
+          if (api.post(
+                      "/v1/test_helpers/payments/" + payments.get(i) + "/succeed",
+                      keys.get(worker),
+                      "{}")
+                  .status()
+              != 200) {
+            failed.incrementAndGet();
+          }
+        });
+    if (failed.get() > 0) {
+      System.err.println(failed.get() + " succeed calls failed");
+    }
+  }
+
+  /**
+   * wrk (bench/wrk/succeed.lua, BENCH_WRK_SCRIPT) on the same schedule as {@link OpenLoop}: two
+   * threads, 64 connections, the payments and their keys in a file; its output goes to stderr.
+   */
+  private static void succeedWithWrk(
+      Api.Keys keys, String gateway, List<String> payments, double perSecond) throws Exception {
+    java.nio.file.Path file = java.nio.file.Files.createTempFile("bench-succeed", ".txt");
+    try {
+      StringBuilder lines = new StringBuilder();
+      for (int i = 0; i < payments.size(); i++) {
+        lines.append(payments.get(i)).append(' ').append(keys.get(i)).append('\n');
+      }
+      java.nio.file.Files.writeString(file, lines);
+      // Long enough for every call on schedule and the late ones; wrk stops at -d only.
+      long runSeconds = (long) Math.ceil(payments.size() / perSecond) + 10;
+      ProcessBuilder wrk =
+          new ProcessBuilder(
+                  "wrk",
+                  "-t",
+                  "2",
+                  "-c",
+                  "64",
+                  "-d",
+                  runSeconds + "s",
+                  "--timeout",
+                  "30s",
+                  "-s",
+                  System.getenv("BENCH_WRK_SCRIPT"),
+                  gateway)
+              .redirectErrorStream(true);
+      wrk.environment().put("BENCH_PAYMENTS_FILE", file.toString());
+      wrk.environment().put("BENCH_RATE", Double.toString(perSecond));
+      wrk.environment().put("BENCH_WRK_THREADS", "2");
+      Process process = wrk.start();
+      String output = new String(process.getInputStream().readAllBytes());
+      if (process.waitFor() != 0) {
+        throw new IllegalStateException("wrk failed:\n" + output);
+      }
+      System.err.print(output);
+      java.util.regex.Matcher non2xx =
+          java.util.regex.Pattern.compile("Non-2xx or 3xx responses: (\\d+)").matcher(output);
+      if (non2xx.find() || output.contains("Socket errors")) {
+        System.err.println("some succeed calls failed (wrk's output above)");
+      }
+    } finally {
+      java.nio.file.Files.deleteIfExists(file);
+    }
+  }
+
+  private static String p99s(List<Latencies> windows) {
+    List<String> p99s = new ArrayList<>();
+    for (Latencies window : windows) {
+      p99s.add(String.format(Locale.ROOT, "%.0f", window.percentileMillis(99)));
+    }
+    return String.join(" / ", p99s);
   }
 
   record Throughput(
