@@ -37,8 +37,8 @@ public class WebhooksFactory {
       @Value("${webhooks.allow-private-targets:false}") boolean allowPrivateTargets,
       @Value("${webhooks.max-endpoints:16}") int maxEndpoints,
       @Value("${webhooks.secret-rotation-overlap:24h}") Duration rotationOverlap,
-      @Value("${webhooks.delivery.concurrency:64}") int concurrency,
-      @Value("${webhooks.delivery.per-endpoint:16}") int perTarget,
+      @Value("${webhooks.delivery.concurrency:256}") int concurrency,
+      @Value("${webhooks.delivery.per-endpoint:64}") int perTarget,
       @Value("${webhooks.delivery.poll-interval:1s}") Duration pollInterval,
       @Value("${webhooks.retention:90d}") Duration retention) {
     WebhookSettings settings =
