@@ -12,11 +12,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
@@ -47,8 +45,7 @@ import ph.payments.webhooks.WebhookSettings;
  * <p><b>Hand-off.</b> The event consumer leases new deliveries to this instance in the transaction
  * that creates them, for as many as have a free slot ({@link Reservations}), and {@linkplain
  * #dispatch dispatches} them once it commits: a new event's first attempt needs no claim. Only
- * deliveries without a slot wait in the queue for a claim, and once one of a target's waits, the
- * target gets no hand-off until a claim finds its queue drained ({@link #reserveForHandOff}).
+ * deliveries without a slot wait in the queue for a claim.
  *
  * <p><b>Fast path.</b> A transaction that makes a delivery due also notifies {@value
  * JdbcDeliveries#CHANNEL}; PostgreSQL delivers the notification on commit and the scheduler, which
@@ -75,9 +72,6 @@ public class DeliveryScheduler {
 
   /** Slots reserved whose attempt is neither running nor given back yet. */
   private int held;
-
-  /** Targets with a delivery made to wait for a claim, until a claim finds their queue drained. */
-  private final Set<String> waiting = new HashSet<>();
 
   private final Object signal = new Object();
   private boolean signalled;
@@ -180,25 +174,6 @@ public class DeliveryScheduler {
     return true;
   }
 
-  /**
-   * A slot for the fan-out to hand a new delivery off on, as {@link #reserve}, but none for a
-   * target with deliveries waiting for a claim: the new one waits behind them. Without this rule a
-   * lagging event consumer keeps taking a busy target's slots as they free: its transaction (a poll
-   * of hundreds of events under load) holds them unused until it commits, while the older
-   * deliveries, which a claim would start at once, wait. A target that gets no slot here is noted
-   * as waiting (its delivery will).
-   */
-  synchronized boolean reserveForHandOff(String target) {
-    if (waiting.contains(target)) {
-      return false;
-    }
-    if (reserve(target)) {
-      return true;
-    }
-    waiting.add(target);
-    return false;
-  }
-
   /** Gives back a {@linkplain #reserve reserved} slot whose attempt will not run. */
   void giveBack(String target) {
     synchronized (this) {
@@ -279,9 +254,6 @@ public class DeliveryScheduler {
       throw e;
     }
     slots.committed();
-    if (claimed < free) {
-      drained();
-    }
     return claimed;
   }
 
@@ -297,15 +269,6 @@ public class DeliveryScheduler {
       release(attempt.claim().target());
       wake();
     }
-  }
-
-  /**
-   * After a claim that left slots free: the waiting targets it did not fill to their limit had
-   * nothing more due, so new deliveries may be handed off to them again. (A delivery whose fan-out
-   * had not committed when the claim read is claimed after its notification, as before.)
-   */
-  synchronized void drained() {
-    waiting.removeIf(target -> inFlightByTarget.getOrDefault(target, 0) < settings.perTarget());
   }
 
   /** How long to sleep when nothing could be claimed: until the next due retry, at most a poll. */

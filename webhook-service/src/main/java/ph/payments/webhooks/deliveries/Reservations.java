@@ -14,30 +14,14 @@ import java.util.List;
 public final class Reservations {
 
   private final DeliveryScheduler scheduler;
-  private final boolean handOff;
   private final List<String> unused = new ArrayList<>();
   private final List<DeliveryAttempts.Prepared> prepared = new ArrayList<>();
 
   /**
-   * Slots for a claim.
-   *
    * @param scheduler where the slots come from; null: none are ever free (the scheduler is off)
    */
   public Reservations(DeliveryScheduler scheduler) {
-    this(scheduler, false);
-  }
-
-  private Reservations(DeliveryScheduler scheduler, boolean handOff) {
     this.scheduler = scheduler;
-    this.handOff = handOff;
-  }
-
-  /**
-   * Slots for the fan-out's hand-off, which a target gets only while none of its deliveries waits
-   * for a claim ({@link DeliveryScheduler#reserveForHandOff}).
-   */
-  public static Reservations forHandOff(DeliveryScheduler scheduler) {
-    return new Reservations(scheduler, true);
   }
 
   /**
@@ -46,8 +30,7 @@ public final class Reservations {
    * @return false when the delivery must wait for a claim instead
    */
   public boolean reserve(String target) {
-    if (scheduler == null
-        || !(handOff ? scheduler.reserveForHandOff(target) : scheduler.reserve(target))) {
+    if (scheduler == null || !scheduler.reserve(target)) {
       return false;
     }
     unused.add(target);

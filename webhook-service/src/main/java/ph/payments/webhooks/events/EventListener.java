@@ -81,7 +81,7 @@ public class EventListener {
             if (earlier != null) {
               earlier.rolledBack(); // applied again: its earlier transaction did not commit
             }
-            Reservations slots = Reservations.forHandOff(scheduler);
+            Reservations slots = new Reservations(scheduler);
             uncommitted.put(record, slots);
             FanOut.Created created =
                 fanOut.apply(connection, KafkaEnvelopes.fromRecord(record), slots, reads);
