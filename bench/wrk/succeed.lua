@@ -1,8 +1,9 @@
 -- wrk script of bench/run-webhooks (BENCH_CLIENT=wrk): POST /v1/test_helpers/payments/{id}/succeed
 -- once for each line "payment-id api-key" of the file BENCH_PAYMENTS_FILE, at BENCH_RATE calls a
--- second in all (BENCH_WRK_THREADS: wrk's -t), on a fixed schedule (open loop up to the connections in flight: a call whose
--- slot has passed goes at once). Thread n of N takes lines n, n + N, …; once its lines are used
--- its connections wait past the run's end, so each payment is succeeded at most once.
+-- second in all (BENCH_WRK_THREADS: wrk's -t), on a fixed schedule (open loop up to the
+-- connections in flight: a call whose slot has passed goes at once). Thread n of N takes lines n,
+-- n + N, …; once its lines are used its connections wait past the run's end, so each payment is
+-- succeeded at most once.
 
 local ffi = require("ffi")
 ffi.cdef [[
