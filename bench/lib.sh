@@ -41,17 +41,35 @@ bench_fail() {
   exit 1
 }
 
-# Builds when a service jar, the Kafka classpath or the bench classpath is missing.
+# Builds when a service jar, the Kafka classpath or the bench classpath is missing, or when a file
+# of a module the benchmarks run (tests aside) is newer than the oldest of the jars: a checkout whose code moved since its last
+# build would otherwise measure the old jars (and their AOT caches), as three runs of the
+# fourteenth round of issue 20 did.
 bench_build_if_needed() {
-  local missing=0 name
+  local missing=0 name jars=() stale
   for name in "${BENCH_SERVICES[@]}"; do
     [[ -f "$name/target/$name.jar" ]] || missing=1
+    jars+=("$name/target/$name.jar")
   done
   compgen -G "local-kafka/target/lib/kafka_2.13-*.jar" >/dev/null || missing=1
   [[ -f bench/target/bench.jar ]] && compgen -G "bench/target/lib/*.jar" >/dev/null || missing=1
+  jars+=(bench/target/bench.jar)
+  if ((!missing)); then
+    local oldest
+    oldest="$(ls -tr "${jars[@]}" | head -1)"
+    stale="$(find pom.xml platform contracts service-parent local-kafka bench "${BENCH_SERVICES[@]}" \
+      -path '*/target' -prune -o -path '*/src/test' -prune -o -type f -newer "$oldest" -print \
+      -quit 2>/dev/null)"
+    if [[ -n "$stale" ]]; then
+      bench_log "$stale is newer than $oldest: rebuilding"
+      missing=1
+    fi
+  fi
   if ((missing)); then
     bench_log "building: mvn -B -q -DskipTests package"
     mvn -B -q -DskipTests package || bench_fail "the build failed"
+    # An unchanged jar is not written again: mark the build done for the check above.
+    touch "${jars[@]}"
   fi
 }
 
@@ -190,6 +208,7 @@ bench_stop() {
 
 bench_on_exit() {
   local status=$?
+  bench_cpu_sampler_stop
   bench_stop
   if [[ -n "${DB_PREFIX:-}" && "${BENCH_KEEP_DATABASES:-0}" != 1 ]]; then
     bench_drop_databases
@@ -238,6 +257,75 @@ bench_jit_report() {
     FNR == NR { before[$1] = $2; next }
     { d = $2 - before[$1]; all += d; if ($3 == 1) jit += d }
     END { printf "%.0f %.0f\n", jit * 1000 / hz, all * 1000 / hz }' "$1" "$2"
+}
+
+# CPU by process over the stages of a load. bench_cpu_sampler_start FILE samples every second,
+# until bench_cpu_sampler_stop, the CPU ticks of each JVM of the system (by name, replicas summed),
+# of all PostgreSQL processes ("postgres") and of the whole machine ("machine"), as lines
+# "<epoch ms> <name> <ticks>". bench_cpu_report SAMPLES STAGES prints a Markdown table of the
+# milliseconds of CPU per event each took over each stage of STAGES (lines "<start ms> <end ms>
+# <events> <name>", written by the load generator: bench/src/.../Stages.java), from the last sample
+# before the stage's start to the first after its end; "other" is the machine less the system (the
+# load generator, wrk, the sampler itself). A PostgreSQL backend that ends within a stage takes its
+# ticks with it: the pools keep theirs for the run.
+bench_cpu_sampler_start() {
+  local file="$1"
+  : >"$file"
+  (
+    while :; do
+      local now name pid
+      now="$(date +%s%3N)"
+      {
+        while read -r name pid; do
+          awk -v n="$name" -v t="$now" '{print t, n, $14 + $15}' "/proc/$pid/stat" 2>/dev/null
+        done < <(bench_processes)
+        awk -v t="$now" '$2 == "(postgres)" {s += $14 + $15} END {print t, "postgres", s + 0}' \
+          /proc/[0-9]*/stat 2>/dev/null
+        awk -v t="$now" '/^cpu / {print t, "machine", $2 + $3 + $4 + $7 + $8 + $9}' /proc/stat
+      } >>"$file"
+      sleep 1
+    done
+  ) &
+  BENCH_CPU_SAMPLER_PID=$!
+}
+
+bench_cpu_sampler_stop() {
+  if [[ -n "${BENCH_CPU_SAMPLER_PID:-}" ]]; then
+    kill "$BENCH_CPU_SAMPLER_PID" 2>/dev/null || true
+    wait "$BENCH_CPU_SAMPLER_PID" 2>/dev/null || true
+    BENCH_CPU_SAMPLER_PID=""
+  fi
+}
+
+bench_cpu_report() {
+  awk -v hz="$(getconf CLK_TCK)" '
+    FNR == NR {
+      ns++; s0[ns] = $1; s1[ns] = $2; ev[ns] = $3
+      name = $0; sub(/^[^ ]+ [^ ]+ [^ ]+ /, "", name); sn[ns] = name
+      next
+    }
+    {
+      if (!($1 in seen)) { seen[$1] = 1; times[++nt] = $1 }
+      if (!($2 in known)) { known[$2] = 1 }
+      v[$1, $2] += $3
+    }
+    END {
+      split("api-gateway payments-service ledger-service webhook-service kafka postgres", order, " ")
+      header = "| stage | events |"; rule = "|---|---|"
+      for (k = 1; k <= 6; k++) if (order[k] in known) { header = header " " order[k] " |"; rule = rule "---|" }
+      print header " the system | other | machine |"; print rule "---|---|---|"
+      for (i = 1; i <= ns; i++) {
+        a = ""; b = ""
+        for (j = 1; j <= nt; j++) { if (times[j] <= s0[i]) a = times[j]; if (times[j] >= s1[i] && b == "") b = times[j] }
+        if (a == "" || b == "" || ev[i] == 0) continue
+        per = 1000 / hz / ev[i]; row = "| " sn[i] " | " ev[i] " |"; sys = 0
+        for (k = 1; k <= 6; k++) if (order[k] in known) {
+          d = v[b, order[k]] - v[a, order[k]]; sys += d; row = row sprintf(" %.2f |", d * per)
+        }
+        m = v[b, "machine"] - v[a, "machine"]
+        printf "%s **%.2f** | %.2f | %.2f |\n", row, sys * per, (m - sys) * per, m * per
+      }
+    }' "$2" "$1"
 }
 
 bench_java() {

@@ -171,6 +171,7 @@ public final class WebhookBench {
     int workers = 8;
     List<Connection> connections = writer.connect(workers);
     EventLogWriter.Written[] written = new EventLogWriter.Written[count];
+    long stageStart = System.currentTimeMillis();
     double achieved =
         OpenLoop.run(
             workers,
@@ -185,6 +186,11 @@ public final class WebhookBench {
       ids.add(w.eventId());
     }
     awaitArrivals(receiver, ids, 60);
+    Stages.mark(
+        String.format(Locale.ROOT, "event log %.0f/s", rate),
+        stageStart,
+        System.currentTimeMillis(),
+        count);
     Latencies latencies = new Latencies();
     // The same latencies by 10 s of commits, from the first commit.
     List<Latencies> windows = new ArrayList<>();
@@ -240,6 +246,7 @@ public final class WebhookBench {
     Instant wallStart = Instant.now();
     long nanoStart = System.nanoTime();
     Instant from = wallStart.minusSeconds(1);
+    long stageStart = System.currentTimeMillis();
     succeed(api, keys, gateway, measured, perSecond, wrk);
     List<long[]> events = new ArrayList<>(); // txid, seq, created_at epoch micros
     try (Connection connection = DriverManager.getConnection(paymentsJdbc);
@@ -270,6 +277,11 @@ public final class WebhookBench {
       lastMicros = Math.max(lastMicros, event[2]);
     }
     awaitArrivals(receiver, ids, 60);
+    Stages.mark(
+        String.format(Locale.ROOT, "test helpers %.0f events/s", 2 * perSecond),
+        stageStart,
+        System.currentTimeMillis(),
+        events.size());
     long wallStartMicros = wallStart.getEpochSecond() * 1_000_000 + wallStart.getNano() / 1000;
     Latencies latencies = new Latencies();
     List<Latencies> windows = new ArrayList<>(); // by 10 s of created_at, from the first

@@ -8,6 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
 import jakarta.inject.Inject;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import ph.payments.contracts.Envelope;
@@ -67,6 +69,45 @@ class EventPostingIT extends LedgerTest {
     Envelope event = Events.paymentSucceeded(merchant, "test", Events.payment(), "100.00", "2.50");
     apply(event, Events.asNewMessage(event), Events.asNewMessage(event));
     assertEquals(money("97.50"), available(merchant, "test"));
+  }
+
+  /**
+   * A poll applied at once (the listener's path): one inbox statement for all, then each event in
+   * order, so a refund that names no currency finds its payment posted earlier in the same poll,
+   * and a message the poll holds twice, or one consumed before, posts nothing again.
+   */
+  @Test
+  void aPollAppliesEachNewMessageOnceAndInOrder() {
+    String merchant = Events.merchant();
+    String payment = Events.payment();
+    Envelope earlier = Events.paymentSucceeded(merchant, "test", Events.payment(), "50.00", "0.00");
+    apply(earlier);
+    Envelope paid = Events.paymentSucceeded(merchant, "test", payment, "1000.00", "25.00");
+    Envelope refunded =
+        Events.refundSucceeded(merchant, "test", Events.refund(), payment, "400.00", null);
+    List<Integer> wrapped = new ArrayList<>();
+
+    int applied =
+        transactions.inTransaction(
+            c ->
+                applyEvent.applyAll(
+                    c,
+                    List.of(paid, paid, earlier, refunded),
+                    (position, work) -> {
+                      wrapped.add(position);
+                      work.run();
+                    }));
+
+    assertEquals(2, applied);
+    assertEquals(List.of(0, 3), wrapped, "each new message's work, in the poll's order");
+    assertEquals(money("625.00"), available(merchant, "test")); // 50 + 975 - 400
+    assertEquals(
+        3,
+        count(
+            "SELECT count(*) FROM postings p JOIN journal_transactions t ON t.id = p.transaction_id"
+                + " WHERE t.reference = ?",
+            payment),
+        "the payment's credit, fee and clearing legs, once");
   }
 
   @Test

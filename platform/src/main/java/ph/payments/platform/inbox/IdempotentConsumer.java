@@ -2,9 +2,14 @@ package ph.payments.platform.inbox;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.time.Clock;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.TreeSet;
 import ph.payments.platform.tx.SqlWork;
 import ph.payments.platform.tx.Transactions;
 
@@ -20,6 +25,15 @@ public final class IdempotentConsumer {
   private static final String RECORD =
       "INSERT INTO inbox (consumer, message_id, processed_at) VALUES (?, ?, ?)"
           + " ON CONFLICT (consumer, message_id) DO NOTHING";
+
+  /**
+   * Many ids in one statement, in id order: two transactions recording overlapping ids wait for
+   * each other's rows in the same order, so they cannot deadlock.
+   */
+  private static final String RECORD_ALL =
+      "INSERT INTO inbox (consumer, message_id, processed_at)"
+          + " SELECT ?::text, m, ?::timestamptz FROM unnest(?::text[]) AS m ORDER BY m"
+          + " ON CONFLICT (consumer, message_id) DO NOTHING RETURNING message_id";
 
   private final Clock clock;
 
@@ -46,5 +60,35 @@ public final class IdempotentConsumer {
     }
     effect.run(connection);
     return true;
+  }
+
+  /**
+   * Records the ids of a whole poll at once, for a consumer that applies its effects set-based: the
+   * caller applies the effect of exactly the ids returned, in the same transaction. An id given
+   * twice is returned once; an id {@code consumer} applied before is not returned. As with {@link
+   * #apply}, a concurrent transaction recording the same id makes this one wait for its outcome.
+   *
+   * @return the ids not applied before: the ones whose effect the caller must apply now
+   * @throws IllegalStateException when {@code connection} is not in a transaction
+   */
+  public Set<String> recordAll(
+      Connection connection, String consumer, Collection<String> messageIds) throws SQLException {
+    Transactions.requireTransaction(connection);
+    Set<String> fresh = new HashSet<>();
+    if (messageIds.isEmpty()) {
+      return fresh;
+    }
+    try (PreparedStatement insert = connection.prepareStatement(RECORD_ALL)) {
+      insert.setString(1, consumer);
+      insert.setTimestamp(2, Timestamp.from(clock.instant()));
+      insert.setArray(
+          3, connection.createArrayOf("text", new TreeSet<>(messageIds).toArray(String[]::new)));
+      try (ResultSet rs = insert.executeQuery()) {
+        while (rs.next()) {
+          fresh.add(rs.getString(1));
+        }
+      }
+    }
+    return fresh;
   }
 }

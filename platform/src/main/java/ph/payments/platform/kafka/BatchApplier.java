@@ -187,7 +187,11 @@ public final class BatchApplier {
     return applyAll(records, consumer, work, committed -> {});
   }
 
-  private int applyAll(
+  /**
+   * Like {@link #applyAll(List, Consumer, BatchWork)}, and tells {@code committed} after each
+   * transaction that committed which records it applied.
+   */
+  public int applyAll(
       List<ConsumerRecord<String, byte[]>> records,
       Consumer<?, ?> consumer,
       BatchWork work,

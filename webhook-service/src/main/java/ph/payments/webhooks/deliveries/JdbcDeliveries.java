@@ -9,15 +9,13 @@ import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
-import ph.payments.platform.tracing.MessageContext;
-import ph.payments.platform.tracing.RequestIds;
-import ph.payments.platform.tracing.Tracing;
 import ph.payments.platform.tx.Statements;
 import ph.payments.platform.tx.Transactions;
 import ph.payments.webhooks.WebhookSettings;
@@ -33,7 +31,7 @@ import ph.payments.webhooks.WebhookSettings;
  * mid-attempt loses nothing: when the lease ends the delivery is due again and another claim runs
  * it (the receiver may then see the same {@code X-Service-Delivery} twice; it is at-least-once). A
  * delivery handed off by the event consumer is created already leased the same way ({@link
- * #insertForEndpoint}), so it needs no claim and comes back just as well.
+ * #insertDeliveries}), so it needs no claim and comes back just as well.
  *
  * <p><b>Plans.</b> The statements of claiming, attempting and recording are planned at each
  * execution ({@link Statements#plannedEachTime}): the queue grows from empty to tens of thousands
@@ -64,99 +62,80 @@ public class JdbcDeliveries {
   // ------------------------------------------------------------------ creating
 
   /**
-   * Stores the event once (later calls for the same id change nothing), with the trace context and
-   * request id of the consumer that received it, for its attempts ({@link Work#traceparent}).
+   * An event to store, with the trace context and request id it arrived with, for its attempts
+   * ({@link Work#traceparent}).
+   *
+   * @param traceparent null: the event carried no trace
+   * @param requestId null: the event carried no request id
    */
-  public void insertEvent(
-      Connection connection,
-      String eventId,
+  public record NewEvent(
+      String id,
       String merchantId,
       String environment,
       String type,
       byte[] body,
-      Instant now)
+      String traceparent,
+      String requestId) {}
+
+  /**
+   * Stores the events in one statement, each once: an id stored before (or given twice) changes
+   * nothing.
+   */
+  public void insertEvents(Connection connection, List<NewEvent> events, Instant now)
       throws SQLException {
+    if (events.isEmpty()) {
+      return;
+    }
+    int n = events.size();
+    String[] ids = new String[n];
+    String[] merchants = new String[n];
+    String[] environments = new String[n];
+    String[] types = new String[n];
+    byte[][] bodies = new byte[n][];
+    String[] traceparents = new String[n];
+    String[] requestIds = new String[n];
+    for (int i = 0; i < n; i++) {
+      NewEvent event = events.get(i);
+      ids[i] = event.id();
+      merchants[i] = event.merchantId();
+      environments[i] = event.environment();
+      types[i] = event.type();
+      bodies[i] = event.body();
+      traceparents[i] = event.traceparent();
+      requestIds[i] = event.requestId();
+    }
     try (PreparedStatement insert =
         connection.prepareStatement(
             "INSERT INTO webhook_events (id, merchant_id, environment, type, body, received_at,"
-                + " traceparent, request_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+                + " traceparent, request_id)"
+                + " SELECT id, merchant_id, environment, type, body, ?::timestamptz, traceparent,"
+                + " request_id"
+                + " FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::bytea[], ?::text[],"
+                + " ?::text[]) AS e (id, merchant_id, environment, type, body, traceparent,"
+                + " request_id)"
                 + " ON CONFLICT (id) DO NOTHING")) {
-      Map<String, String> context = MessageContext.withCurrent(Map.of());
-      insert.setString(1, eventId);
-      insert.setString(2, merchantId);
-      insert.setString(3, environment);
-      insert.setString(4, type);
-      insert.setBytes(5, body);
-      insert.setTimestamp(6, Timestamp.from(now));
-      insert.setString(7, context.get(Tracing.TRACEPARENT));
-      insert.setString(8, context.get(RequestIds.ATTRIBUTE));
+      insert.setTimestamp(1, Timestamp.from(now));
+      insert.setArray(2, connection.createArrayOf("text", ids));
+      insert.setArray(3, connection.createArrayOf("text", merchants));
+      insert.setArray(4, connection.createArrayOf("text", environments));
+      insert.setArray(5, connection.createArrayOf("text", types));
+      insert.setArray(6, connection.createArrayOf("bytea", bodies));
+      insert.setArray(7, connection.createArrayOf("text", traceparents));
+      insert.setArray(8, connection.createArrayOf("text", requestIds));
       insert.executeUpdate();
     }
   }
 
   /**
-   * A delivery of the event to an endpoint: due now, or with {@code leaseToken} leased to this
-   * instance as a claim would ({@link #claim}); none if there is one already.
+   * A delivery to create: to an endpoint ({@code overrideUrl} null) or to a payment's {@code
+   * webhook_url} ({@code endpointId} null).
    *
-   * @param leaseToken null: the delivery waits for a claim
-   * @return the new delivery's id; empty when there was one already
+   * @param target what the receiver may hold up: the endpoint id, or e.g. {@code
+   *     url:shop.example:443} for an override
+   * @param leaseToken null: the delivery is due now and waits for a claim; else it is created
+   *     leased to this instance under that token, as a claim would lease it ({@link #claim})
    */
-  public Optional<Long> insertForEndpoint(
-      Connection connection,
-      String merchantId,
-      String environment,
-      String endpointId,
-      String eventId,
-      String eventType,
-      Instant now,
-      Long leaseToken)
-      throws SQLException {
-    return insert(
-        connection,
-        merchantId,
-        environment,
-        endpointId,
-        null,
-        endpointId,
-        eventId,
-        eventType,
-        now,
-        leaseToken);
-  }
-
-  /**
-   * A delivery of the event to a payment's {@code webhook_url}, due now or leased as {@link
-   * #insertForEndpoint}; none if there is one already.
-   *
-   * @param target what the URL's receiver may hold up, e.g. {@code url:shop.example:443}
-   * @return the new delivery's id; empty when there was one already
-   */
-  public Optional<Long> insertForOverride(
-      Connection connection,
-      String merchantId,
-      String environment,
-      String url,
-      String target,
-      String eventId,
-      String eventType,
-      Instant now,
-      Long leaseToken)
-      throws SQLException {
-    return insert(
-        connection,
-        merchantId,
-        environment,
-        null,
-        url,
-        target,
-        eventId,
-        eventType,
-        now,
-        leaseToken);
-  }
-
-  private Optional<Long> insert(
-      Connection connection,
+  public record NewDelivery(
       String merchantId,
       String environment,
       String endpointId,
@@ -164,39 +143,95 @@ public class JdbcDeliveries {
       String target,
       String eventId,
       String eventType,
-      Instant now,
-      Long leaseToken)
-      throws SQLException {
-    String conflict =
-        endpointId != null
-            ? " ON CONFLICT (endpoint_id, event_id) WHERE endpoint_id IS NOT NULL DO NOTHING"
-            : " ON CONFLICT (event_id) WHERE override_url IS NOT NULL DO NOTHING";
+      Long leaseToken) {
+
+    public NewDelivery {
+      if ((endpointId == null) == (overrideUrl == null)) {
+        throw new IllegalArgumentException("a delivery goes to an endpoint or to an override URL");
+      }
+    }
+
+    /** What makes a delivery unique: one per endpoint and event, one override per event. */
+    private Unique unique() {
+      return new Unique(endpointId, eventId);
+    }
+  }
+
+  /** A delivery's unique key; {@code endpointId} null for the event's override. */
+  private record Unique(String endpointId, String eventId) {}
+
+  /**
+   * Creates the deliveries in one statement, each unless it exists already.
+   *
+   * @param deliveries no two for the same endpoint and event, nor two overrides of one event
+   * @return the new delivery's id at each position of {@code deliveries}; null where one existed
+   */
+  public List<Long> insertDeliveries(
+      Connection connection, List<NewDelivery> deliveries, Instant now) throws SQLException {
+    int n = deliveries.size();
+    List<Long> created = new ArrayList<>(Collections.nCopies(n, (Long) null));
+    if (n == 0) {
+      return created;
+    }
+    Map<Unique, Integer> positions = new HashMap<>();
+    String[] merchants = new String[n];
+    String[] environments = new String[n];
+    String[] endpointIds = new String[n];
+    String[] overrideUrls = new String[n];
+    String[] targets = new String[n];
+    String[] eventIds = new String[n];
+    String[] eventTypes = new String[n];
+    Long[] leaseTokens = new Long[n];
+    for (int i = 0; i < n; i++) {
+      NewDelivery delivery = deliveries.get(i);
+      if (positions.put(delivery.unique(), i) != null) {
+        throw new IllegalArgumentException("two deliveries of one kind for " + delivery);
+      }
+      merchants[i] = delivery.merchantId();
+      environments[i] = delivery.environment();
+      endpointIds[i] = delivery.endpointId();
+      overrideUrls[i] = delivery.overrideUrl();
+      targets[i] = delivery.target();
+      eventIds[i] = delivery.eventId();
+      eventTypes[i] = delivery.eventType();
+      leaseTokens[i] = delivery.leaseToken();
+    }
+    // No conflict target: an endpoint's delivery conflicts on (endpoint_id, event_id), an
+    // override's on its event_id; each has its partial unique index, and only those can conflict.
     try (PreparedStatement insert =
         connection.prepareStatement(
             "INSERT INTO webhook_deliveries (merchant_id, environment, endpoint_id, override_url,"
                 + " target, event_id, event_type, status, next_attempt_at, lease_token,"
-                + " created_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)"
-                + conflict
-                + " RETURNING id")) {
-      insert.setString(1, merchantId);
-      insert.setString(2, environment);
-      insert.setString(3, endpointId);
-      insert.setString(4, overrideUrl);
-      insert.setString(5, target);
-      insert.setString(6, eventId);
-      insert.setString(7, eventType);
-      if (leaseToken == null) {
-        insert.setTimestamp(8, Timestamp.from(now));
-        insert.setNull(9, java.sql.Types.BIGINT);
-      } else {
-        insert.setTimestamp(8, Timestamp.from(now.plus(settings.lease())));
-        insert.setLong(9, leaseToken);
-      }
-      insert.setTimestamp(10, Timestamp.from(now));
+                + " created_at)"
+                + " SELECT merchant_id, environment, endpoint_id, override_url, target, event_id,"
+                + " event_type, 'pending',"
+                + " CASE WHEN lease_token IS NULL THEN ?::timestamptz ELSE ?::timestamptz END,"
+                + " lease_token, ?::timestamptz"
+                + " FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[],"
+                + " ?::text[], ?::bigint[]) WITH ORDINALITY AS d (merchant_id, environment,"
+                + " endpoint_id, override_url, target, event_id, event_type, lease_token, position)"
+                + " ORDER BY position"
+                + " ON CONFLICT DO NOTHING"
+                + " RETURNING id, endpoint_id, event_id")) {
+      Timestamp at = Timestamp.from(now);
+      insert.setTimestamp(1, at);
+      insert.setTimestamp(2, Timestamp.from(now.plus(settings.lease())));
+      insert.setTimestamp(3, at);
+      insert.setArray(4, connection.createArrayOf("text", merchants));
+      insert.setArray(5, connection.createArrayOf("text", environments));
+      insert.setArray(6, connection.createArrayOf("text", endpointIds));
+      insert.setArray(7, connection.createArrayOf("text", overrideUrls));
+      insert.setArray(8, connection.createArrayOf("text", targets));
+      insert.setArray(9, connection.createArrayOf("text", eventIds));
+      insert.setArray(10, connection.createArrayOf("text", eventTypes));
+      insert.setArray(11, connection.createArrayOf("bigint", leaseTokens));
       try (ResultSet rs = insert.executeQuery()) {
-        return rs.next() ? Optional.of(rs.getLong(1)) : Optional.empty();
+        while (rs.next()) {
+          created.set(positions.get(new Unique(rs.getString(2), rs.getString(3))), rs.getLong(1));
+        }
       }
     }
+    return created;
   }
 
   /**

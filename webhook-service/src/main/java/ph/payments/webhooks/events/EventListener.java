@@ -7,6 +7,7 @@ import io.micronaut.configuration.kafka.annotation.Topic;
 import io.micronaut.context.annotation.Requires;
 import io.micronaut.core.annotation.Nullable;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -15,6 +16,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import ph.payments.platform.inbox.IdempotentConsumer;
 import ph.payments.platform.kafka.BatchApplier;
 import ph.payments.platform.kafka.KafkaEnvelopes;
+import ph.payments.platform.kafka.KafkaTracing;
 import ph.payments.platform.kafka.ParkedMessages;
 import ph.payments.platform.kafka.Parkers;
 import ph.payments.platform.tx.Transactions;
@@ -23,9 +25,9 @@ import ph.payments.webhooks.deliveries.Reservations;
 
 /**
  * Consumes the event topic ({@code webhooks.events.topic}, {@code payments.events}). Each poll's
- * deliveries are created in one transaction and its offsets committed after it; a failure is
- * retried on the same record (an event is never skipped), and the inbox makes the retry harmless
- * ({@link BatchApplier}).
+ * deliveries are created in one transaction, in a fixed number of statements ({@link
+ * FanOut#applyAll}), and its offsets committed after it; a failure is retried on the same record
+ * (an event is never skipped), and the inbox makes the retry harmless ({@link BatchApplier}).
  *
  * <p>The deliveries handed off to this instance ({@link FanOut}) start as soon as the transaction
  * that leased them committed, which the applier tells record by record; the slots reserved by a
@@ -39,6 +41,8 @@ import ph.payments.webhooks.deliveries.Reservations;
     offsetStrategy = OffsetStrategy.DISABLED,
     batch = true)
 public class EventListener {
+
+  private static final String NAME = "webhook events";
 
   private final BatchApplier applier;
   private final FanOut fanOut;
@@ -56,12 +60,7 @@ public class EventListener {
     // deliveries are not created, and the operator sees it in parked_messages.
     this.applier =
         new BatchApplier(
-            "webhook events",
-            transactions,
-            settings,
-            parked,
-            Parkers.inbox(inbox, FanOut.CONSUMER),
-            clock);
+            NAME, transactions, settings, parked, Parkers.inbox(inbox, FanOut.CONSUMER), clock);
     this.fanOut = fanOut;
     this.scheduler = scheduler;
   }
@@ -73,19 +72,25 @@ public class EventListener {
     boolean[] waiting = {false};
     FanOut.Reads reads = new FanOut.Reads();
     try {
-      applier.apply(
+      applier.applyAll(
           records,
           consumer,
-          (connection, record) -> {
-            Reservations earlier = uncommitted.remove(record);
-            if (earlier != null) {
-              earlier.rolledBack(); // applied again: its earlier transaction did not commit
+          (connection, batch) -> {
+            List<FanOut.Incoming> events = new ArrayList<>(batch.size());
+            for (ConsumerRecord<String, byte[]> record : batch) {
+              Reservations earlier = uncommitted.remove(record);
+              if (earlier != null) {
+                earlier.rolledBack(); // applied again: its earlier transaction did not commit
+              }
+              Reservations slots = new Reservations(scheduler);
+              uncommitted.put(record, slots);
+              events.add(
+                  KafkaTracing.consume(
+                      NAME,
+                      record,
+                      () -> FanOut.Incoming.current(KafkaEnvelopes.fromRecord(record), slots)));
             }
-            Reservations slots = new Reservations(scheduler);
-            uncommitted.put(record, slots);
-            FanOut.Created created =
-                fanOut.apply(connection, KafkaEnvelopes.fromRecord(record), slots, reads);
-            waiting[0] |= created.waiting() > 0;
+            waiting[0] |= fanOut.applyAll(connection, events, reads).waiting() > 0;
           },
           committed -> {
             for (ConsumerRecord<String, byte[]> record : committed) {

@@ -9,9 +9,10 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,10 +30,11 @@ import ph.payments.webhooks.endpoints.JdbcWebhookEndpoints;
 import ph.payments.webhooks.signing.AccountSecrets;
 
 /**
- * Turns one event of the event topic into deliveries, in the transaction that records the event as
- * consumed: one per enabled endpoint of the merchant environment that receives its type, plus one
- * to the payment's {@code webhook_url} override when the event carries it (attribute {@value
- * #ATTRIBUTE_WEBHOOK_URL}). The same event delivered twice by Kafka creates its deliveries once.
+ * Turns the events of the event topic into deliveries, a poll's events at once in the transaction
+ * that records them as consumed: for each event one delivery per enabled endpoint of the merchant
+ * environment that receives its type, plus one to the payment's {@code webhook_url} override when
+ * the event carries it (attribute {@value #ATTRIBUTE_WEBHOOK_URL}). The same event delivered twice
+ * by Kafka creates its deliveries once.
  *
  * <p><b>Hand-off.</b> A delivery whose target has a free slot in this instance's scheduler is
  * leased to this instance as it is created and its attempt prepared in the same transaction ({@link
@@ -100,36 +102,138 @@ public class FanOut {
   }
 
   /**
-   * Creates the event's deliveries, handing off to this instance those that get a slot from {@code
-   * slots}: they are leased and prepared in the caller's transaction, and {@code slots} holds their
-   * attempts for the caller to start once that transaction committed ({@link
-   * Reservations#committed}), or to drop if it did not ({@link Reservations#rolledBack}).
+   * One event of a poll as its consumer read it: the envelope, the slots its deliveries may take
+   * ({@link Reservations}, one per record so that each record's hand-offs start when the
+   * transaction that holds it commits) and the trace context and request id it arrived with.
+   */
+  public record Incoming(Envelope envelope, Reservations slots, Map<String, String> context) {
+
+    /** The event as read inside its record's consumer span, which its context is taken from. */
+    public static Incoming current(Envelope envelope, Reservations slots) {
+      return new Incoming(envelope, slots, MessageContext.withCurrent(Map.of()));
+    }
+  }
+
+  /**
+   * Creates the deliveries of a poll's events in the caller's transaction, in a fixed number of
+   * statements whatever the poll's size: the inbox rows, the events, and the deliveries each in
+   * one. An event consumed before (or twice in the poll) creates nothing; two events of one id
+   * create one delivery per receiver.
+   *
+   * <p>A delivery whose target gets a slot from its event's {@link Incoming#slots} is handed off:
+   * leased and prepared in the caller's transaction, its attempt held by those slots for the caller
+   * to start once that transaction committed ({@link Reservations#committed}), or to drop if it did
+   * not ({@link Reservations#rolledBack}).
    *
    * @param reads what this poll's fan-out has read so far
    */
-  public Created apply(Connection connection, Envelope envelope, Reservations slots, Reads reads)
+  public Created applyAll(Connection connection, List<Incoming> events, Reads reads)
       throws SQLException {
-    Created[] created = {Created.NONE};
-    inbox.apply(
-        connection,
-        CONSUMER,
-        envelope.messageId(),
-        tx -> {
-          created[0] = fanOut(tx, envelope, slots, reads);
-          return null;
-        });
-    return created[0];
+    Set<String> fresh =
+        inbox.recordAll(
+            connection, CONSUMER, events.stream().map(e -> e.envelope().messageId()).toList());
+    Instant now = clock.instant();
+    Batch batch = new Batch();
+    for (Incoming incoming : events) {
+      if (fresh.remove(incoming.envelope().messageId())) {
+        plan(connection, incoming, reads, batch);
+      }
+    }
+    if (batch.deliveries.isEmpty()) {
+      return Created.NONE;
+    }
+    deliveries.insertEvents(connection, batch.events, now);
+    List<Long> ids = deliveries.insertDeliveries(connection, batch.deliveries, now);
+    List<JdbcDeliveries.Claim> claims = new ArrayList<>();
+    Map<Long, JdbcDeliveries.Work> works = new HashMap<>();
+    Map<Long, Reservations> slotsOf = new HashMap<>();
+    int created = 0;
+    int waiting = 0;
+    for (int i = 0; i < ids.size(); i++) {
+      Long id = ids.get(i);
+      JdbcDeliveries.NewDelivery delivery = batch.deliveries.get(i);
+      Planned planned = batch.planned.get(i);
+      if (id == null) {
+        if (delivery.leaseToken() != null) {
+          planned.incoming().slots().giveBack(delivery.target()); // it existed: nothing to lease
+        }
+        continue;
+      }
+      created++;
+      if (delivery.leaseToken() == null) {
+        waiting++;
+        continue;
+      }
+      claims.add(new JdbcDeliveries.Claim(id, delivery.target(), delivery.leaseToken()));
+      works.put(id, planned.work(id, delivery));
+      slotsOf.put(id, planned.incoming().slots());
+    }
+    if (!claims.isEmpty()) {
+      // A delivery that cannot be prepared (a secret that does not decrypt) stays leased and comes
+      // back to a claim when its lease ends, as a claimed one does; its slot is given back.
+      for (DeliveryAttempts.Prepared prepared :
+          attempts.prepare(connection, claims, works, reads.endpoints)) {
+        slotsOf.get(prepared.claim().id()).prepared(prepared);
+      }
+    }
+    if (waiting > 0) {
+      deliveries.notifySchedulers(connection);
+    }
+    return new Created(created, waiting);
   }
 
-  private Created fanOut(Connection connection, Envelope envelope, Reservations slots, Reads reads)
+  /** What a poll's events become: its events to store and its deliveries, in poll order. */
+  private static final class Batch {
+    private final List<JdbcDeliveries.NewEvent> events = new ArrayList<>();
+    private final Set<String> eventIds = new HashSet<>();
+    private final List<JdbcDeliveries.NewDelivery> deliveries = new ArrayList<>();
+
+    /** The event of each delivery, at the delivery's position. */
+    private final List<Planned> planned = new ArrayList<>();
+
+    private final Set<List<String>> unique = new HashSet<>();
+
+    void add(Planned event, JdbcDeliveries.NewDelivery delivery) {
+      deliveries.add(delivery);
+      planned.add(event);
+    }
+  }
+
+  /** An event of the poll that has receivers, as stored. */
+  private record Planned(Incoming incoming, JdbcDeliveries.NewEvent event) {
+
+    /** A handed-off delivery's work as it is being written, so preparing it reads none back. */
+    JdbcDeliveries.Work work(long id, JdbcDeliveries.NewDelivery delivery) {
+      return new JdbcDeliveries.Work(
+          id,
+          event.merchantId(),
+          event.environment(),
+          delivery.endpointId(),
+          delivery.overrideUrl(),
+          event.id(),
+          event.type(),
+          event.body(),
+          DeliveryStatus.PENDING,
+          delivery.leaseToken(),
+          event.traceparent(),
+          event.requestId());
+    }
+  }
+
+  /**
+   * Adds the event and its deliveries to the batch: one per receiving endpoint and one to the
+   * override, each taking a slot when one is free (then leased under one token for the event).
+   */
+  private void plan(Connection connection, Incoming incoming, Reads reads, Batch batch)
       throws SQLException {
+    Envelope envelope = incoming.envelope();
     String merchantId = envelope.attribute(Envelope.ATTRIBUTE_MERCHANT_ID);
     JsonNode event;
     try {
       event = Json.tree(envelope.payload());
     } catch (RuntimeException e) {
       log.error("event {} is not JSON; nothing delivered", envelope.messageId());
-      return Created.NONE;
+      return;
     }
     String eventId = event.path("id").asText(null);
     String environment = event.path("environment").asText(null);
@@ -138,7 +242,7 @@ public class FanOut {
       log.error(
           "event {} lacks its merchant, id or environment; nothing delivered",
           envelope.messageId());
-      return Created.NONE;
+      return;
     }
     Reads.Receivers key = new Reads.Receivers(merchantId, environment, type);
     List<String> receiving = reads.receiving.get(key);
@@ -148,140 +252,58 @@ public class FanOut {
     }
     String override = overrideUrl(envelope);
     if (receiving.isEmpty() && override == null) {
-      return Created.NONE;
+      return;
     }
-    Instant now = clock.instant();
-    deliveries.insertEvent(
-        connection, eventId, merchantId, environment, type, envelope.payload(), now);
-    HandOff handOff =
-        new HandOff(
-            slots,
-            ThreadLocalRandom.current().nextLong(),
+    JdbcDeliveries.NewEvent stored =
+        new JdbcDeliveries.NewEvent(
+            eventId,
             merchantId,
             environment,
-            eventId,
             type,
-            envelope.payload());
-    int waiting = 0;
-    for (String endpointId : receiving) {
-      waiting +=
-          handOff.create(
-              endpointId,
-              endpointId,
-              null,
-              lease ->
-                  deliveries.insertForEndpoint(
-                      connection, merchantId, environment, endpointId, eventId, type, now, lease));
+            envelope.payload(),
+            incoming.context().get(Tracing.TRACEPARENT),
+            incoming.context().get(RequestIds.ATTRIBUTE));
+    if (batch.eventIds.add(eventId)) {
+      batch.events.add(stored);
     }
-    if (override != null) {
+    Planned planned = new Planned(incoming, stored);
+    long leaseToken = ThreadLocalRandom.current().nextLong();
+    for (String endpointId : receiving) {
+      if (batch.unique.add(List.of(endpointId, eventId))) {
+        batch.add(
+            planned,
+            new JdbcDeliveries.NewDelivery(
+                merchantId,
+                environment,
+                endpointId,
+                null,
+                endpointId,
+                eventId,
+                type,
+                lease(incoming, endpointId, leaseToken)));
+      }
+    }
+    if (override != null && batch.unique.add(List.of(eventId))) {
       // Signed with the account-level secret; create it if the merchant has none yet.
       accountSecrets.ensure(connection, merchantId, environment);
       String target = target(override);
-      waiting +=
-          handOff.create(
-              target,
-              null,
-              override,
-              lease ->
-                  deliveries.insertForOverride(
-                      connection,
-                      merchantId,
-                      environment,
-                      override,
-                      target,
-                      eventId,
-                      type,
-                      now,
-                      lease));
-    }
-    if (!handOff.claims.isEmpty()) {
-      // A delivery that cannot be prepared (a secret that does not decrypt) stays leased and comes
-      // back to a claim when its lease ends, as a claimed one does; its slot is given back.
-      attempts
-          .prepare(connection, handOff.claims, handOff.works, reads.endpoints)
-          .forEach(slots::prepared);
-    }
-    if (waiting > 0) {
-      deliveries.notifySchedulers(connection);
-    }
-    return new Created(receiving.size() + (override == null ? 0 : 1), waiting);
-  }
-
-  /** Inserts one delivery, leased with the token given or (null) due now for a claim. */
-  @FunctionalInterface
-  private interface Insert {
-    Optional<Long> insert(Long leaseToken) throws SQLException;
-  }
-
-  /**
-   * The deliveries of one event handed off to this instance: their claims (one lease token for
-   * all), and the work of each as it was just written, so that preparing their attempts reads none
-   * of it back.
-   */
-  private static final class HandOff {
-    private final Reservations slots;
-    private final long leaseToken;
-    private final String merchantId;
-    private final String environment;
-    private final String eventId;
-    private final String eventType;
-    private final byte[] body;
-    private final Map<String, String> context = MessageContext.withCurrent(Map.of());
-    private final List<JdbcDeliveries.Claim> claims = new ArrayList<>();
-    private final Map<Long, JdbcDeliveries.Work> works = new HashMap<>();
-
-    HandOff(
-        Reservations slots,
-        long leaseToken,
-        String merchantId,
-        String environment,
-        String eventId,
-        String eventType,
-        byte[] body) {
-      this.slots = slots;
-      this.leaseToken = leaseToken;
-      this.merchantId = merchantId;
-      this.environment = environment;
-      this.eventId = eventId;
-      this.eventType = eventType;
-      this.body = body;
-    }
-
-    /**
-     * Creates a delivery to {@code target}: handed off (leased, and its claim and work noted) when
-     * a slot is free for it, else due now for a claim. None when it existed already.
-     *
-     * @return 1 when a delivery was created that waits for a claim
-     */
-    int create(String target, String endpointId, String overrideUrl, Insert insert)
-        throws SQLException {
-      boolean reserved = slots.reserve(target);
-      Optional<Long> id = insert.insert(reserved ? leaseToken : null);
-      if (!reserved) {
-        return id.isPresent() ? 1 : 0;
-      }
-      if (id.isEmpty()) {
-        slots.giveBack(target);
-        return 0;
-      }
-      claims.add(new JdbcDeliveries.Claim(id.get(), target, leaseToken));
-      works.put(
-          id.get(),
-          new JdbcDeliveries.Work(
-              id.get(),
+      batch.add(
+          planned,
+          new JdbcDeliveries.NewDelivery(
               merchantId,
               environment,
-              endpointId,
-              overrideUrl,
+              null,
+              override,
+              target,
               eventId,
-              eventType,
-              body,
-              DeliveryStatus.PENDING,
-              leaseToken,
-              context.get(Tracing.TRACEPARENT),
-              context.get(RequestIds.ATTRIBUTE)));
-      return 0;
+              type,
+              lease(incoming, target, leaseToken)));
     }
+  }
+
+  /** The event's lease token when its target has a slot free (now reserved), else null. */
+  private static Long lease(Incoming incoming, String target, long leaseToken) {
+    return incoming.slots().reserve(target) ? leaseToken : null;
   }
 
   private static String overrideUrl(Envelope envelope) {

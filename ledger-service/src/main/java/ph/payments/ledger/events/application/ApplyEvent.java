@@ -3,6 +3,8 @@ package ph.payments.ledger.events.application;
 import jakarta.inject.Singleton;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.List;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import ph.payments.contracts.Envelope;
@@ -71,6 +73,41 @@ public class ApplyEvent {
           handle(c, envelope, EventReader.read(envelope));
           return null;
         });
+  }
+
+  /**
+   * Applies a poll's events in the caller's transaction: their message ids go into the inbox in one
+   * statement, then each event not consumed before is posted, in order, {@code each} wrapping its
+   * work (the caller's span of the record). A message given twice is applied once.
+   *
+   * @return how many were applied now
+   */
+  public int applyAll(Connection connection, List<Envelope> envelopes, Each each)
+      throws SQLException {
+    Transactions.requireTransaction(connection);
+    Set<String> fresh =
+        inbox.recordAll(connection, CONSUMER, envelopes.stream().map(Envelope::messageId).toList());
+    int applied = 0;
+    for (int i = 0; i < envelopes.size(); i++) {
+      Envelope envelope = envelopes.get(i);
+      if (fresh.remove(envelope.messageId())) {
+        each.around(i, () -> handle(connection, envelope, EventReader.read(envelope)));
+        applied++;
+      }
+    }
+    return applied;
+  }
+
+  /** Wraps the work of the event at a position of {@link #applyAll}'s list. */
+  @FunctionalInterface
+  public interface Each {
+    void around(int position, Work work) throws SQLException;
+  }
+
+  /** One event's work. */
+  @FunctionalInterface
+  public interface Work {
+    void run() throws SQLException;
   }
 
   private void handle(Connection c, Envelope envelope, LedgerEvent event) throws SQLException {

@@ -18,15 +18,17 @@ import ph.payments.ledger.events.application.EventReader;
 import ph.payments.platform.inbox.IdempotentConsumer;
 import ph.payments.platform.kafka.BatchApplier;
 import ph.payments.platform.kafka.KafkaEnvelopes;
+import ph.payments.platform.kafka.KafkaTracing;
 import ph.payments.platform.kafka.ParkedMessages;
 import ph.payments.platform.kafka.Parkers;
 import ph.payments.platform.tx.Transactions;
 
 /**
  * Consumes the event topic (consumer group {@code ledger.events.group-id}, {@code ledger-service}
- * by default). Each record is applied in its own transaction; offsets are committed only after it
- * committed, and a failing record is retried (never skipped), the inbox making a retry harmless;
- * one that fails on its own {@code consumers.max-attempts} times is parked (below). Replicas of the
+ * by default). A poll's records are applied in one transaction, their inbox rows in one statement
+ * ({@link ApplyEvent#applyAll}); offsets are committed only after it committed, and a failing
+ * record is retried (never skipped), the inbox making a retry harmless ({@link BatchApplier}); one
+ * that fails on its own {@code consumers.max-attempts} times is parked (below). Replicas of the
  * service share the group, so each partition, and with it each payment's and payout's events, is
  * applied in order by one of them.
  */
@@ -37,6 +39,8 @@ import ph.payments.platform.tx.Transactions;
     offsetStrategy = OffsetStrategy.DISABLED,
     batch = true)
 public class EventsListener {
+
+  private static final String NAME = "ledger events";
 
   private final ApplyEvent events;
   private final BatchApplier applier;
@@ -56,7 +60,7 @@ public class EventsListener {
     // operator API.
     this.applier =
         new BatchApplier(
-            "ledger events",
+            NAME,
             transactions,
             settings,
             parked,
@@ -70,8 +74,22 @@ public class EventsListener {
 
   @Topic(Topics.EVENTS)
   public void receive(List<ConsumerRecord<String, byte[]>> records, Consumer<?, ?> consumer) {
-    applier.apply(
-        records, consumer, (connection, record) -> events.apply(connection, read(record)));
+    // The poll's inbox rows in one statement; each event's postings in its record's span.
+    applier.applyAll(
+        records,
+        consumer,
+        (connection, batch) ->
+            events.applyAll(
+                connection,
+                batch.stream().map(EventsListener::read).toList(),
+                (position, work) ->
+                    KafkaTracing.consume(
+                        NAME,
+                        batch.get(position),
+                        () -> {
+                          work.run();
+                          return null;
+                        })));
   }
 
   private static Envelope read(ConsumerRecord<String, byte[]> record) {

@@ -44,6 +44,22 @@ public class JdbcJournal {
   private static final String[] CODES =
       java.util.Arrays.stream(AccountCode.values()).map(AccountCode::wire).toArray(String[]::new);
 
+  /**
+   * A transaction and its postings in one statement: the postings are inserted only when the
+   * transaction is (none when one of its kind and reference exists), in account id order, and the
+   * trigger stamps each with its account's balance after it. The trigger's query sees the
+   * transaction the statement's first part inserted, as it sees the statement's earlier postings.
+   */
+  private static final String POST =
+      "WITH t AS (INSERT INTO journal_transactions (kind, reference, event_id, environment,"
+          + " currency, effective_at, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)"
+          + " ON CONFLICT (kind, reference) DO NOTHING RETURNING id)"
+          + " INSERT INTO postings (transaction_id, account_id, amount, recorded_at)"
+          + " SELECT t.id, p.account_id, p.amount, ?::timestamptz FROM t,"
+          + " unnest(?::bigint[], ?::numeric[]) WITH ORDINALITY AS p (account_id, amount, position)"
+          + " ORDER BY p.position"
+          + " RETURNING transaction_id, account_id, balance_after";
+
   private final Clock clock;
   private final MeterRegistry metrics;
 
@@ -159,61 +175,43 @@ public class JdbcJournal {
       }
     }
 
-    Optional<Long> transactionId = insertTransaction(connection, entry);
-    if (transactionId.isEmpty()) {
-      return new PostResult.AlreadyPosted(entry.kind(), entry.reference());
-    }
-
     List<Posting> ordered = new ArrayList<>(entry.postings());
     ordered.sort(Comparator.comparingLong(p -> locked.get(p.account()).id()));
-    StringBuilder sql =
-        new StringBuilder(
-            "INSERT INTO postings (transaction_id, account_id, amount, recorded_at) VALUES ");
+    Long[] accountIds = new Long[ordered.size()];
+    BigDecimal[] amounts = new BigDecimal[ordered.size()];
     for (int i = 0; i < ordered.size(); i++) {
-      sql.append(i == 0 ? "(?, ?, ?, ?)" : ", (?, ?, ?, ?)");
+      accountIds[i] = locked.get(ordered.get(i).account()).id();
+      amounts[i] = ordered.get(i).amount().amount();
     }
-    sql.append(" RETURNING account_id, balance_after");
     Timestamp now = Timestamp.from(clock.instant());
+    Long transactionId = null;
     Map<Long, BigDecimal> afterById = new HashMap<>();
-    try (PreparedStatement insert = connection.prepareStatement(sql.toString())) {
-      int i = 1;
-      for (Posting posting : ordered) {
-        insert.setLong(i++, transactionId.get());
-        insert.setLong(i++, locked.get(posting.account()).id());
-        insert.setBigDecimal(i++, posting.amount().amount());
-        insert.setTimestamp(i++, now);
-      }
-      try (ResultSet rs = insert.executeQuery()) {
-        while (rs.next()) {
-          afterById.put(rs.getLong(1), rs.getBigDecimal(2));
-        }
-      }
-    }
-    Map<AccountKey, BigDecimal> balancesAfter = new HashMap<>();
-    for (Posting posting : ordered) {
-      balancesAfter.put(posting.account(), afterById.get(locked.get(posting.account()).id()));
-    }
-    return new PostResult.Posted(transactionId.get(), balancesAfter);
-  }
-
-  private Optional<Long> insertTransaction(Connection connection, JournalEntry entry)
-      throws SQLException {
-    try (PreparedStatement insert =
-        connection.prepareStatement(
-            "INSERT INTO journal_transactions (kind, reference, event_id, environment, currency,"
-                + " effective_at, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)"
-                + " ON CONFLICT (kind, reference) DO NOTHING RETURNING id")) {
+    try (PreparedStatement insert = connection.prepareStatement(POST)) {
       insert.setString(1, entry.kind().wire());
       insert.setString(2, entry.reference());
       insert.setString(3, entry.eventId());
       insert.setString(4, entry.environment());
       insert.setString(5, entry.currency());
       insert.setTimestamp(6, Timestamp.from(entry.effectiveAt()));
-      insert.setTimestamp(7, Timestamp.from(clock.instant()));
+      insert.setTimestamp(7, now);
+      insert.setTimestamp(8, now);
+      insert.setArray(9, connection.createArrayOf("bigint", accountIds));
+      insert.setArray(10, connection.createArrayOf("numeric", amounts));
       try (ResultSet rs = insert.executeQuery()) {
-        return rs.next() ? Optional.of(rs.getLong(1)) : Optional.empty();
+        while (rs.next()) {
+          transactionId = rs.getLong(1);
+          afterById.put(rs.getLong(2), rs.getBigDecimal(3));
+        }
       }
     }
+    if (transactionId == null) {
+      return new PostResult.AlreadyPosted(entry.kind(), entry.reference());
+    }
+    Map<AccountKey, BigDecimal> balancesAfter = new HashMap<>();
+    for (Posting posting : ordered) {
+      balancesAfter.put(posting.account(), afterById.get(locked.get(posting.account()).id()));
+    }
+    return new PostResult.Posted(transactionId, balancesAfter);
   }
 
   /**
