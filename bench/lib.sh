@@ -269,31 +269,41 @@ bench_jit_report() {
 # load generator, wrk, the sampler itself). A PostgreSQL backend that ends within a stage takes its
 # ticks with it: the pools keep theirs for the run.
 bench_cpu_sampler_start() {
-  local file="$1"
-  : >"$file"
+  BENCH_CPU_SAMPLES="$1"
+  : >"$BENCH_CPU_SAMPLES"
   (
+    # Not under the script's errexit: a process that ends between listing and reading is no error.
+    set +e
     while :; do
-      local now name pid
-      now="$(date +%s%3N)"
-      {
-        while read -r name pid; do
-          awk -v n="$name" -v t="$now" '{print t, n, $14 + $15}' "/proc/$pid/stat" 2>/dev/null
-        done < <(bench_processes)
-        awk -v t="$now" '$2 == "(postgres)" {s += $14 + $15} END {print t, "postgres", s + 0}' \
-          /proc/[0-9]*/stat 2>/dev/null
-        awk -v t="$now" '/^cpu / {print t, "machine", $2 + $3 + $4 + $7 + $8 + $9}' /proc/stat
-      } >>"$file"
+      bench_cpu_sample "$BENCH_CPU_SAMPLES"
       sleep 1
     done
   ) &
   BENCH_CPU_SAMPLER_PID=$!
 }
 
+# One sample of every process (see bench_cpu_sampler_start), appended to $1.
+bench_cpu_sample() {
+  local now name pid
+  now="$(date +%s%3N)"
+  {
+    while read -r name pid; do
+      awk -v n="$name" -v t="$now" '{print t, n, $14 + $15}' "/proc/$pid/stat" 2>/dev/null || true
+    done < <(bench_processes)
+    awk -v t="$now" '$2 == "(postgres)" {s += $14 + $15} END {print t, "postgres", s + 0}' \
+      /proc/[0-9]*/stat 2>/dev/null || true
+    awk -v t="$now" '/^cpu / {print t, "machine", $2 + $3 + $4 + $7 + $8 + $9}' /proc/stat
+  } >>"$1"
+}
+
+# Stops the sampling after a last sample, so that a stage ending just now has one after its end.
 bench_cpu_sampler_stop() {
   if [[ -n "${BENCH_CPU_SAMPLER_PID:-}" ]]; then
     kill "$BENCH_CPU_SAMPLER_PID" 2>/dev/null || true
     wait "$BENCH_CPU_SAMPLER_PID" 2>/dev/null || true
     BENCH_CPU_SAMPLER_PID=""
+    sleep 0.1
+    bench_cpu_sample "$BENCH_CPU_SAMPLES"
   fi
 }
 
@@ -318,6 +328,9 @@ bench_cpu_report() {
         a = ""; b = ""
         for (j = 1; j <= nt; j++) { if (times[j] <= s0[i]) a = times[j]; if (times[j] >= s1[i] && b == "") b = times[j] }
         if (a == "" || b == "" || ev[i] == 0) continue
+        if (s0[i] - a > 3000 || b - s1[i] > 3000) {
+          printf "| %s | %d | not measured: no sample within 3 s of the stage |\n", sn[i], ev[i]; continue
+        }
         per = 1000 / hz / ev[i]; row = "| " sn[i] " | " ev[i] " |"; sys = 0
         for (k = 1; k <= 6; k++) if (order[k] in known) {
           d = v[b, order[k]] - v[a, order[k]]; sys += d; row = row sprintf(" %.2f |", d * per)

@@ -20,8 +20,7 @@ final class Stages {
     if (file == null || file.isBlank()) {
       return;
     }
-    String line =
-        String.format(Locale.ROOT, "%d %d %d %s%n", startMillis, endMillis, events, name);
+    String line = String.format(Locale.ROOT, "%d %d %d %s%n", startMillis, endMillis, events, name);
     try {
       Files.writeString(
           Path.of(file),

@@ -76,7 +76,7 @@ public final class WebhookBench {
       EventLogWriter writer = new EventLogWriter(paymentsJdbc, merchant, template);
 
       // Warm the relay, the consumers, the delivery path and the JIT; not reported.
-      direct(writer, receiver, Math.min(rate, 200), warmupSeconds());
+      direct(writer, receiver, Math.min(rate, 200), warmupSeconds(), "warm-up, ");
 
       table.header(
           "how events are made",
@@ -90,7 +90,7 @@ public final class WebhookBench {
           "max ms");
       List<String> windowNotes = new ArrayList<>();
       for (double each : rates) {
-        Result direct = direct(writer, receiver, each, seconds);
+        Result direct = direct(writer, receiver, each, seconds, "");
         windowNotes.add(String.format(Locale.ROOT, "%.0f/s: %s ms", each, direct.byWindow()));
         table.row(
             "event log + outbox written as `EventLog.append` does, one event per transaction",
@@ -165,7 +165,11 @@ public final class WebhookBench {
 
   private static final long WINDOW_NANOS = 10_000_000_000L;
 
-  private static Result direct(EventLogWriter writer, Receiver receiver, double rate, int seconds)
+  /**
+   * @param stage what the stage's name starts with ({@link Stages})
+   */
+  private static Result direct(
+      EventLogWriter writer, Receiver receiver, double rate, int seconds, String stage)
       throws Exception {
     int count = (int) (rate * seconds);
     int workers = 8;
@@ -187,7 +191,7 @@ public final class WebhookBench {
     }
     awaitArrivals(receiver, ids, 60);
     Stages.mark(
-        String.format(Locale.ROOT, "event log %.0f/s", rate),
+        String.format(Locale.ROOT, "%sevent log %.0f/s", stage, rate),
         stageStart,
         System.currentTimeMillis(),
         count);

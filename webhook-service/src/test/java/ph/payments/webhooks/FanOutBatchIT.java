@@ -4,9 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
 import jakarta.inject.Inject;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
-import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.time.Instant;
@@ -17,6 +14,7 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import ph.payments.contracts.Envelope;
+import ph.payments.testkit.CountingConnection;
 import ph.payments.webhooks.deliveries.Reservations;
 import ph.payments.webhooks.events.FanOut;
 import ph.payments.webhooks.support.Events;
@@ -102,7 +100,9 @@ class FanOutBatchIT extends WebhookServiceTest {
     AtomicInteger statements = new AtomicInteger();
     FanOut.Created created =
         transactions.inTransaction(
-            c -> fanOut.applyAll(counting(c, statements), incoming(poll), new FanOut.Reads()));
+            c ->
+                fanOut.applyAll(
+                    CountingConnection.wrap(c, statements), incoming(poll), new FanOut.Reads()));
     assertEquals(new FanOut.Created(2 * events, 2 * events), created);
     return statements.get();
   }
@@ -123,25 +123,6 @@ class FanOutBatchIT extends WebhookServiceTest {
     }
     return new Envelope(
         event.id(), event.type(), event.paymentId(), Instant.now(), event.body(), attributes);
-  }
-
-  /** {@code connection}, counting the statements prepared on it. */
-  private static Connection counting(Connection connection, AtomicInteger statements) {
-    return (Connection)
-        Proxy.newProxyInstance(
-            Connection.class.getClassLoader(),
-            new Class<?>[] {Connection.class},
-            (proxy, method, args) -> {
-              if (method.getName().startsWith("prepare")
-                  || method.getName().equals("createStatement")) {
-                statements.incrementAndGet();
-              }
-              try {
-                return method.invoke(connection, args);
-              } catch (InvocationTargetException e) {
-                throw e.getCause();
-              }
-            });
   }
 
   private Map<String, Integer> deliveriesByEvent(String merchant) {

@@ -11,6 +11,7 @@ import jakarta.inject.Inject;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import ph.payments.contracts.Envelope;
 import ph.payments.ledger.holds.application.TakeHold;
@@ -20,6 +21,7 @@ import ph.payments.ledger.support.Events;
 import ph.payments.ledger.support.LedgerTest;
 import ph.payments.platform.json.Json;
 import ph.payments.platform.money.Money;
+import ph.payments.testkit.CountingConnection;
 
 /** The posting rules of each event type, applied through the ledger's event handler. */
 @MicronautTest(transactional = false)
@@ -108,6 +110,36 @@ class EventPostingIT extends LedgerTest {
                 + " WHERE t.reference = ?",
             payment),
         "the payment's credit, fee and clearing legs, once");
+  }
+
+  /**
+   * In a poll, a merchant's accounts are locked once: each further payment of the merchant costs
+   * one statement (its transaction and postings together), not a lock, a transaction insert and a
+   * postings insert.
+   */
+  @Test
+  void aPollLocksAMerchantsAccountsOnceAndPostsEachEventInOneStatement() {
+    String merchant = Events.merchant();
+    apply(Events.paymentSucceeded(merchant, "test", Events.payment(), "1.00", "0.00")); // accounts
+    int one = statementsToApply(merchant, 1);
+    int fifty = statementsToApply(merchant, 50);
+    assertEquals(49, fifty - one, "statements for 49 more events of the merchant in one poll");
+    assertEquals(money("4999.00"), available(merchant, "test")); // 1.00 + 51 × (100.00 - 2.00)
+  }
+
+  private int statementsToApply(String merchant, int events) {
+    List<Envelope> poll = new ArrayList<>();
+    for (int i = 0; i < events; i++) {
+      poll.add(Events.paymentSucceeded(merchant, "test", Events.payment(), "100.00", "2.00"));
+    }
+    AtomicInteger statements = new AtomicInteger();
+    int applied =
+        transactions.inTransaction(
+            c ->
+                applyEvent.applyAll(
+                    CountingConnection.wrap(c, statements), poll, (position, work) -> work.run()));
+    assertEquals(events, applied);
+    return statements.get();
   }
 
   @Test

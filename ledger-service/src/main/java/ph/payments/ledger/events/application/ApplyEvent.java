@@ -70,7 +70,7 @@ public class ApplyEvent {
         CONSUMER,
         envelope.messageId(),
         c -> {
-          handle(c, envelope, EventReader.read(envelope));
+          handle(c, envelope, EventReader.read(envelope), new JdbcJournal.Locks());
           return null;
         });
   }
@@ -88,10 +88,11 @@ public class ApplyEvent {
     Set<String> fresh =
         inbox.recordAll(connection, CONSUMER, envelopes.stream().map(Envelope::messageId).toList());
     int applied = 0;
+    JdbcJournal.Locks locks = new JdbcJournal.Locks(); // held until the caller's commit
     for (int i = 0; i < envelopes.size(); i++) {
       Envelope envelope = envelopes.get(i);
       if (fresh.remove(envelope.messageId())) {
-        each.around(i, () -> handle(connection, envelope, EventReader.read(envelope)));
+        each.around(i, () -> handle(connection, envelope, EventReader.read(envelope), locks));
         applied++;
       }
     }
@@ -110,7 +111,8 @@ public class ApplyEvent {
     void run() throws SQLException;
   }
 
-  private void handle(Connection c, Envelope envelope, LedgerEvent event) throws SQLException {
+  private void handle(Connection c, Envelope envelope, LedgerEvent event, JdbcJournal.Locks locks)
+      throws SQLException {
     if (event instanceof LedgerEvent.Ignored) {
       return;
     }
@@ -120,6 +122,7 @@ public class ApplyEvent {
       post(
           c,
           envelope,
+          locks,
           PostingRules.paymentSucceeded(
               p.merchantId(),
               p.environment(),
@@ -147,6 +150,7 @@ public class ApplyEvent {
       post(
           c,
           envelope,
+          locks,
           PostingRules.refundSucceeded(
               r.merchantId(),
               r.environment(),
@@ -183,8 +187,9 @@ public class ApplyEvent {
     }
   }
 
-  private void post(Connection c, Envelope envelope, JournalEntry entry) throws SQLException {
-    PostResult result = journal.post(c, entry);
+  private void post(Connection c, Envelope envelope, JdbcJournal.Locks locks, JournalEntry entry)
+      throws SQLException {
+    PostResult result = journal.post(c, entry, locks);
     if (result instanceof PostResult.AlreadyPosted) {
       // The same fact under another message id: posted once already.
       log.info(

@@ -135,12 +135,33 @@ public class JdbcJournal {
   }
 
   /**
+   * The account sets one transaction has locked, for its later postings: the rows stay locked until
+   * the transaction ends, so a posting that reads no balance (no overdraft guard) needs only their
+   * ids. Use one per transaction, never after it ended.
+   */
+  public static final class Locks {
+    private record AccountSet(String merchantId, String environment, String currency) {}
+
+    private final Map<AccountSet, Map<AccountCode, LockedAccount>> held = new HashMap<>();
+  }
+
+  /**
    * Posts {@code entry} unless a transaction of its kind and reference exists, or its guarded
    * account would go below zero. Locks the accounts it touches first (see the class comment), so a
    * caller that already holds them keeps its view of their balances.
    */
   public PostResult post(Connection connection, JournalEntry entry) throws SQLException {
-    PostResult result = write(connection, entry);
+    return post(connection, entry, new Locks());
+  }
+
+  /**
+   * As {@link #post(Connection, JournalEntry)}, within a transaction that may have locked the
+   * entry's accounts already ({@code locks}): an entry without an overdraft guard then posts in one
+   * statement; a guarded one locks (reads) its accounts again for their current balances.
+   */
+  public PostResult post(Connection connection, JournalEntry entry, Locks locks)
+      throws SQLException {
+    PostResult result = write(connection, entry, locks);
     // Counted when written, before the caller's commit: a transaction that rolls back afterwards
     // and is retried counts twice. Good enough for a rate; the journal itself is the exact count.
     Counter.builder("ledger.postings")
@@ -156,16 +177,22 @@ public class JdbcJournal {
     return result;
   }
 
-  private PostResult write(Connection connection, JournalEntry entry) throws SQLException {
+  private PostResult write(Connection connection, JournalEntry entry, Locks locks)
+      throws SQLException {
     Transactions.requireTransaction(connection);
     Map<AccountKey, LockedAccount> locked = new HashMap<>();
     for (String merchantId : new TreeSet<>(entry.merchants())) {
-      lock(connection, merchantId, entry.environment(), entry.currency())
-          .forEach(
-              (code, account) ->
-                  locked.put(
-                      AccountKey.of(code, merchantId, entry.environment(), entry.currency()),
-                      account));
+      Locks.AccountSet set =
+          new Locks.AccountSet(merchantId, entry.environment(), entry.currency());
+      Map<AccountCode, LockedAccount> accounts = locks.held.get(set);
+      if (accounts == null || entry.mustNotOverdraw() != null) {
+        accounts = lock(connection, merchantId, entry.environment(), entry.currency());
+        locks.held.put(set, accounts);
+      }
+      accounts.forEach(
+          (code, account) ->
+              locked.put(
+                  AccountKey.of(code, merchantId, entry.environment(), entry.currency()), account));
     }
     if (entry.mustNotOverdraw() != null) {
       BigDecimal balance = locked.get(entry.mustNotOverdraw()).balance();
