@@ -261,7 +261,8 @@ bench_jit_report() {
 
 # CPU by process over the stages of a load. bench_cpu_sampler_start FILE samples every second,
 # until bench_cpu_sampler_stop, the CPU ticks of each JVM of the system (by name, replicas summed),
-# of all PostgreSQL processes ("postgres") and of the whole machine ("machine"), as lines
+# of all PostgreSQL processes ("postgres", and by database: "postgres:ledger", …, "postgres:server"
+# for the server's own processes) and of the whole machine ("machine"), as lines
 # "<epoch ms> <name> <ticks>". bench_cpu_report SAMPLES STAGES prints a Markdown table of the
 # milliseconds of CPU per event each took over each stage of STAGES (lines "<start ms> <end ms>
 # <events> <name>", written by the load generator: bench/src/.../Stages.java), from the last sample
@@ -292,6 +293,17 @@ bench_cpu_sample() {
     done < <(bench_processes)
     awk -v t="$now" '$2 == "(postgres)" {s += $14 + $15} END {print t, "postgres", s + 0}' \
       /proc/[0-9]*/stat 2>/dev/null || true
+    # The same by database: a backend's title names its database (the service's, by the suffix
+    # after DB_PREFIX_); the server's own processes (WAL writer, checkpointer, …) are "server".
+    ps -C postgres -o pid=,args= 2>/dev/null | awk -v t="$now" -v prefix="${DB_PREFIX:-bench}_" '
+      {
+        db = "server"
+        for (i = 2; i <= NF; i++) if (index($i, prefix) == 1) { db = substr($i, length(prefix) + 1); break }
+        f = "/proc/" $1 "/stat"
+        if ((getline line < f) > 0) { split(line, a, " "); s[db] += a[14] + a[15] }
+        close(f)
+      }
+      END { for (d in s) print t, "postgres:" d, s[d] }' || true
     awk -v t="$now" '/^cpu / {print t, "machine", $2 + $3 + $4 + $7 + $8 + $9}' /proc/stat
   } >>"$1"
 }
@@ -337,6 +349,20 @@ bench_cpu_report() {
         }
         m = v[b, "machine"] - v[a, "machine"]
         printf "%s **%.2f** | %.2f | %.2f |\n", row, sys * per, (m - sys) * per, m * per
+        sa[i] = a; sb[i] = b
+      }
+      # PostgreSQL by database, when the samples have it.
+      split("gateway payments ledger webhooks server", dbs, " "); header = ""; rule = ""
+      for (k = 1; k <= 5; k++) if (("postgres:" dbs[k]) in known) { header = header " " dbs[k] " |"; rule = rule "---|" }
+      if (header == "") exit
+      print ""; print "| stage: PostgreSQL by database |" header; print "|---|" rule
+      for (i = 1; i <= ns; i++) {
+        if (!(i in sa)) continue
+        per = 1000 / hz / ev[i]; row = "| " sn[i] " |"
+        for (k = 1; k <= 5; k++) if (("postgres:" dbs[k]) in known) {
+          row = row sprintf(" %.2f |", (v[sb[i], "postgres:" dbs[k]] - v[sa[i], "postgres:" dbs[k]]) * per)
+        }
+        print row
       }
     }' "$2" "$1"
 }
