@@ -260,15 +260,15 @@ bench_jit_report() {
 }
 
 # CPU by process over the stages of a load. bench_cpu_sampler_start FILE samples every second,
-# until bench_cpu_sampler_stop, the CPU ticks of each JVM of the system (by name, replicas summed),
-# of all PostgreSQL processes ("postgres", and by database: "postgres:ledger", …, "postgres:server"
-# for the server's own processes) and of the whole machine ("machine"), as lines
-# "<epoch ms> <name> <ticks>". bench_cpu_report SAMPLES STAGES prints a Markdown table of the
-# milliseconds of CPU per event each took over each stage of STAGES (lines "<start ms> <end ms>
-# <events> <name>", written by the load generator: bench/src/.../Stages.java), from the last sample
-# before the stage's start to the first after its end; "other" is the machine less the system (the
-# load generator, wrk, the sampler itself). A PostgreSQL backend that ends within a stage takes its
-# ticks with it: the pools keep theirs for the run.
+# until bench_cpu_sampler_stop, the CPU ticks of each JVM of the system, of each PostgreSQL process
+# (named by its database: "postgres:ledger", …, "postgres:server" for the server's own processes)
+# and of the whole machine, as lines "<epoch ms> <name> <pid> <ticks>". bench_cpu_report SAMPLES
+# STAGES prints a Markdown table of the milliseconds of CPU per event each took over each stage of
+# STAGES (lines "<start ms> <end ms> <events> <name>", written by the load generator:
+# bench/src/.../Stages.java), from the last sample before the stage's start to the first after its
+# end, over the processes alive at both (replicas summed by name), and PostgreSQL's share by
+# database; "other" is the machine less those processes: the load generator, wrk, the sampler, and
+# any process that started or ended within the stage (e.g. the load generator's own connections).
 bench_cpu_sampler_start() {
   BENCH_CPU_SAMPLES="$1"
   : >"$BENCH_CPU_SAMPLES"
@@ -289,22 +289,19 @@ bench_cpu_sample() {
   now="$(date +%s%3N)"
   {
     while read -r name pid; do
-      awk -v n="$name" -v t="$now" '{print t, n, $14 + $15}' "/proc/$pid/stat" 2>/dev/null || true
+      awk -v n="$name" -v p="$pid" -v t="$now" '{print t, n, p, $14 + $15}' "/proc/$pid/stat" \
+        2>/dev/null || true
     done < <(bench_processes)
-    awk -v t="$now" '$2 == "(postgres)" {s += $14 + $15} END {print t, "postgres", s + 0}' \
-      /proc/[0-9]*/stat 2>/dev/null || true
-    # The same by database: a backend's title names its database (the service's, by the suffix
-    # after DB_PREFIX_); the server's own processes (WAL writer, checkpointer, …) are "server".
+    # A backend's title names its database (the service's: the suffix after DB_PREFIX_).
     ps -C postgres -o pid=,args= 2>/dev/null | awk -v t="$now" -v prefix="${DB_PREFIX:-bench}_" '
       {
         db = "server"
         for (i = 2; i <= NF; i++) if (index($i, prefix) == 1) { db = substr($i, length(prefix) + 1); break }
         f = "/proc/" $1 "/stat"
-        if ((getline line < f) > 0) { split(line, a, " "); s[db] += a[14] + a[15] }
+        if ((getline line < f) > 0) { split(line, a, " "); print t, "postgres:" db, $1, a[14] + a[15] }
         close(f)
-      }
-      END { for (d in s) print t, "postgres:" d, s[d] }' || true
-    awk -v t="$now" '/^cpu / {print t, "machine", $2 + $3 + $4 + $7 + $8 + $9}' /proc/stat
+      }' || true
+    awk -v t="$now" '/^cpu / {print t, "machine", 0, $2 + $3 + $4 + $7 + $8 + $9}' /proc/stat
   } >>"$1"
 }
 
@@ -328,14 +325,16 @@ bench_cpu_report() {
     }
     {
       if (!($1 in seen)) { seen[$1] = 1; times[++nt] = $1 }
-      if (!($2 in known)) { known[$2] = 1 }
-      v[$1, $2] += $3
+      key = $2 SUBSEP $3
+      if (!(key in known)) { known[key] = 1; names[$2] = 1 }
+      v[$1, key] = $4
     }
     END {
-      split("api-gateway payments-service ledger-service webhook-service kafka postgres", order, " ")
+      split("api-gateway payments-service ledger-service webhook-service kafka", order, " ")
+      split("gateway payments ledger webhooks server", dbs, " ")
       header = "| stage | events |"; rule = "|---|---|"
-      for (k = 1; k <= 6; k++) if (order[k] in known) { header = header " " order[k] " |"; rule = rule "---|" }
-      print header " the system | other | machine |"; print rule "---|---|---|"
+      for (k = 1; k <= 5; k++) if (order[k] in names) { header = header " " order[k] " |"; rule = rule "---|" }
+      print header " PostgreSQL | the system | other | machine |"; print rule "---|---|---|---|"
       for (i = 1; i <= ns; i++) {
         a = ""; b = ""
         for (j = 1; j <= nt; j++) { if (times[j] <= s0[i]) a = times[j]; if (times[j] >= s1[i] && b == "") b = times[j] }
@@ -343,27 +342,24 @@ bench_cpu_report() {
         if (s0[i] - a > 3000 || b - s1[i] > 3000) {
           printf "| %s | %d | not measured: no sample within 3 s of the stage |\n", sn[i], ev[i]; continue
         }
-        per = 1000 / hz / ev[i]; row = "| " sn[i] " | " ev[i] " |"; sys = 0
-        for (k = 1; k <= 6; k++) if (order[k] in known) {
-          d = v[b, order[k]] - v[a, order[k]]; sys += d; row = row sprintf(" %.2f |", d * per)
+        split("", d)
+        for (key in known) if (((a, key) in v) && ((b, key) in v)) {
+          split(key, parts, SUBSEP); d[parts[1]] += v[b, key] - v[a, key]
         }
-        m = v[b, "machine"] - v[a, "machine"]
-        printf "%s **%.2f** | %.2f | %.2f |\n", row, sys * per, (m - sys) * per, m * per
-        sa[i] = a; sb[i] = b
+        per = 1000 / hz / ev[i]; row = "| " sn[i] " | " ev[i] " |"; sys = 0; pg = 0
+        for (k = 1; k <= 5; k++) if (order[k] in names) { sys += d[order[k]]; row = row sprintf(" %.2f |", d[order[k]] * per) }
+        dbrow[i] = "| " sn[i] " |"
+        for (k = 1; k <= 5; k++) if (("postgres:" dbs[k]) in names) {
+          pg += d["postgres:" dbs[k]]; dbrow[i] = dbrow[i] sprintf(" %.2f |", d["postgres:" dbs[k]] * per)
+        }
+        sys += pg; m = d["machine"]
+        printf "%s %.2f | **%.2f** | %.2f | %.2f |\n", row, pg * per, sys * per, (m - sys) * per, m * per
       }
-      # PostgreSQL by database, when the samples have it.
-      split("gateway payments ledger webhooks server", dbs, " "); header = ""; rule = ""
-      for (k = 1; k <= 5; k++) if (("postgres:" dbs[k]) in known) { header = header " " dbs[k] " |"; rule = rule "---|" }
+      header = ""; rule = ""
+      for (k = 1; k <= 5; k++) if (("postgres:" dbs[k]) in names) { header = header " " dbs[k] " |"; rule = rule "---|" }
       if (header == "") exit
       print ""; print "| stage: PostgreSQL by database |" header; print "|---|" rule
-      for (i = 1; i <= ns; i++) {
-        if (!(i in sa)) continue
-        per = 1000 / hz / ev[i]; row = "| " sn[i] " |"
-        for (k = 1; k <= 5; k++) if (("postgres:" dbs[k]) in known) {
-          row = row sprintf(" %.2f |", (v[sb[i], "postgres:" dbs[k]] - v[sa[i], "postgres:" dbs[k]]) * per)
-        }
-        print row
-      }
+      for (i = 1; i <= ns; i++) if (i in dbrow) print dbrow[i]
     }' "$2" "$1"
 }
 
