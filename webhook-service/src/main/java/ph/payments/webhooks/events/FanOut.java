@@ -78,9 +78,9 @@ public class FanOut {
   }
 
   /**
-   * What one event became.
+   * What a poll's events became.
    *
-   * @param created deliveries created (0 for a duplicate or an event nobody receives)
+   * @param created deliveries created (none for duplicates and events nobody receives)
    * @param waiting of those, the ones not handed off: due now, waiting for a claim
    */
   public record Created(int created, int waiting) {
