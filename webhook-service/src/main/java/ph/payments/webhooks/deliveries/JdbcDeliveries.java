@@ -152,13 +152,16 @@ public class JdbcDeliveries {
     }
 
     /** What makes a delivery unique: one per endpoint and event, one override per event. */
-    private Unique unique() {
+    public Unique unique() {
       return new Unique(endpointId, eventId);
     }
   }
 
-  /** A delivery's unique key; {@code endpointId} null for the event's override. */
-  private record Unique(String endpointId, String eventId) {}
+  /**
+   * A delivery's unique key, as the partial unique indexes hold it: one per endpoint and event, one
+   * override per event ({@code endpointId} null).
+   */
+  public record Unique(String endpointId, String eventId) {}
 
   /**
    * Creates the deliveries in one statement, each unless it exists already.

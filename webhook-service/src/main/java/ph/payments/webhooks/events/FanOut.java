@@ -191,7 +191,7 @@ public class FanOut {
     /** The event of each delivery, at the delivery's position. */
     private final List<Planned> planned = new ArrayList<>();
 
-    private final Set<List<String>> unique = new HashSet<>();
+    private final Set<JdbcDeliveries.Unique> unique = new HashSet<>();
 
     void add(Planned event, JdbcDeliveries.NewDelivery delivery) {
       deliveries.add(delivery);
@@ -269,7 +269,7 @@ public class FanOut {
     Planned planned = new Planned(incoming, stored);
     long leaseToken = ThreadLocalRandom.current().nextLong();
     for (String endpointId : receiving) {
-      if (batch.unique.add(List.of(endpointId, eventId))) {
+      if (batch.unique.add(new JdbcDeliveries.Unique(endpointId, eventId))) {
         batch.add(
             planned,
             new JdbcDeliveries.NewDelivery(
@@ -283,7 +283,7 @@ public class FanOut {
                 lease(incoming, endpointId, leaseToken)));
       }
     }
-    if (override != null && batch.unique.add(List.of(eventId))) {
+    if (override != null && batch.unique.add(new JdbcDeliveries.Unique(null, eventId))) {
       // Signed with the account-level secret; create it if the merchant has none yet.
       accountSecrets.ensure(connection, merchantId, environment);
       String target = target(override);

@@ -64,15 +64,7 @@ public class ApplyEvent {
    * @return false when the message had been consumed before
    */
   public boolean apply(Connection connection, Envelope envelope) throws SQLException {
-    Transactions.requireTransaction(connection);
-    return inbox.apply(
-        connection,
-        CONSUMER,
-        envelope.messageId(),
-        c -> {
-          handle(c, envelope, EventReader.read(envelope), new JdbcJournal.Locks());
-          return null;
-        });
+    return applyAll(connection, List.of(envelope), (position, work) -> work.run()) == 1;
   }
 
   /**
