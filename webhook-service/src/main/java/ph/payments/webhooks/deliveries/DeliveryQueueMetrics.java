@@ -1,5 +1,6 @@
 package ph.payments.webhooks.deliveries;
 
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micronaut.context.annotation.Context;
@@ -39,6 +40,11 @@ public class DeliveryQueueMetrics {
     if (scheduler != null) {
       Gauge.builder("webhook.attempts.in.flight", scheduler, DeliveryScheduler::inFlight)
           .description("Attempts this instance is running now")
+          .register(registry);
+      FunctionCounter.builder("webhook.scheduler.claims", scheduler, DeliveryScheduler::claimPasses)
+          .description(
+              "Times this instance's scheduler read the queue for due deliveries (a new event's"
+                  + " first attempt, handed off where it is created, needs none)")
           .register(registry);
     }
   }

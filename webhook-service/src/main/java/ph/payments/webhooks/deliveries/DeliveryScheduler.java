@@ -21,6 +21,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.postgresql.PGConnection;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -50,8 +51,12 @@ import ph.payments.webhooks.WebhookSettings;
  * <p><b>Fast path.</b> A transaction that makes a delivery due also notifies {@value
  * JdbcDeliveries#CHANNEL}; PostgreSQL delivers the notification on commit and the scheduler, which
  * LISTENs on a dedicated connection, claims at once. The event consumer also wakes it directly. A
- * finished attempt frees a slot and wakes it too. Without any of these it looks every {@link
- * WebhookSettings#pollInterval()}, or sooner when the next retry is due sooner.
+ * finished attempt frees a slot and wakes it too, but only while a delivery may be waiting for a
+ * slot ({@link #waitingForSlot}): when the last claim took every due delivery it could see, the
+ * slot an attempt frees is nobody's, and a claim would read the queue for nothing (at 500 events a
+ * second, where nearly every delivery is handed off, that was a claim transaction for nearly every
+ * attempt). Without any of these it looks every {@link WebhookSettings#pollInterval()}, or sooner
+ * when the next retry is due sooner.
  */
 @Context
 @Requires(property = "webhooks.delivery.enabled", notEquals = "false")
@@ -72,6 +77,19 @@ public class DeliveryScheduler {
 
   /** Slots reserved whose attempt is neither running nor given back yet. */
   private int held;
+
+  /**
+   * Whether a due delivery may be waiting for a slot of this instance, so that a slot freed should
+   * wake the scheduler: true from before a claim until the claim shows it saw every due delivery
+   * and had a slot for each, and again whenever a slot is refused (by a claim or a hand-off) or the
+   * scheduler finds no slot free to look with. Guarded by {@code this}.
+   */
+  private boolean waitingForSlot = true;
+
+  /** Slots refused so far (guarded by {@code this}), so a claim can tell if any was meanwhile. */
+  private long refusals;
+
+  private final AtomicLong claimPasses = new AtomicLong();
 
   private final Object signal = new Object();
   private boolean signalled;
@@ -141,7 +159,7 @@ public class DeliveryScheduler {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    join(listener, settings.pollInterval().plusSeconds(2));
+    join(listener, Duration.ofSeconds(3));
   }
 
   /** Look at the queue now (a delivery became due, or a slot became free). */
@@ -157,6 +175,11 @@ public class DeliveryScheduler {
     return inFlight;
   }
 
+  /** How many times this instance's scheduler has claimed from the queue (read it for due rows). */
+  public long claimPasses() {
+    return claimPasses.get();
+  }
+
   /**
    * Takes a slot for one attempt to {@code target} if the instance and the target have one free and
    * the scheduler is running. The caller then either {@linkplain #dispatch dispatches} an attempt
@@ -166,6 +189,8 @@ public class DeliveryScheduler {
     if (!running
         || inFlight >= settings.concurrency()
         || inFlightByTarget.getOrDefault(target, 0) >= settings.perTarget()) {
+      refusals++;
+      waitingForSlot = true; // its delivery waits in the queue: the next slot freed must look
       return false;
     }
     inFlight++;
@@ -206,7 +231,7 @@ public class DeliveryScheduler {
   private void run() {
     while (running) {
       try {
-        int free = free();
+        int free = freeOrWaiting();
         if (free == 0) {
           awaitSignal(settings.pollInterval()); // a finished attempt wakes us
           continue;
@@ -236,6 +261,8 @@ public class DeliveryScheduler {
             }
           });
     }
+    long refusalsBefore = lookingForDue();
+    claimPasses.incrementAndGet();
     Instant now = clock.instant();
     Reservations slots = new Reservations(this);
     int claimed;
@@ -254,6 +281,7 @@ public class DeliveryScheduler {
       throw e;
     }
     slots.committed();
+    sawAllDue(refusalsBefore, slots.reserved() >= free);
     return claimed;
   }
 
@@ -266,8 +294,9 @@ public class DeliveryScheduler {
           attempt.claim().id(),
           e.toString());
     } finally {
-      release(attempt.claim().target());
-      wake();
+      if (finished(attempt.claim().target())) {
+        wake(); // its slot may be what a waiting delivery needs
+      }
     }
   }
 
@@ -287,8 +316,44 @@ public class DeliveryScheduler {
     return until.compareTo(poll) < 0 ? until : poll;
   }
 
-  private synchronized int free() {
-    return settings.concurrency() - inFlight;
+  /** Free slots now; when there are none, a slot freed must wake the scheduler. */
+  private synchronized int freeOrWaiting() {
+    int free = settings.concurrency() - inFlight;
+    if (free == 0) {
+      waitingForSlot = true;
+    }
+    return free;
+  }
+
+  /**
+   * A claim starts: until it ends, assume a delivery waits (a slot freed meanwhile wakes the
+   * scheduler for one more look, which costs a claim, never a delivery).
+   *
+   * @return the refusals so far
+   */
+  private synchronized long lookingForDue() {
+    waitingForSlot = true;
+    return refusals;
+  }
+
+  /**
+   * A claim ended. Nothing waits for a slot if it refused none, nor did anybody else meanwhile, if
+   * it did not use up the slots it looked with ({@code filled}) and if no target is at its limit
+   * now: a target at its limit had busy rows left out of the read, or may have more due than one
+   * read takes of a target.
+   */
+  private synchronized void sawAllDue(long refusalsBefore, boolean filled) {
+    boolean targetFull = false;
+    for (int count : inFlightByTarget.values()) {
+      targetFull |= count >= settings.perTarget();
+    }
+    waitingForSlot = filled || targetFull || refusals != refusalsBefore;
+  }
+
+  /** An attempt's slot is free again: whether a delivery may be waiting for it. */
+  private synchronized boolean finished(String target) {
+    release(target);
+    return waitingForSlot;
   }
 
   /** Waits until every reserved slot is dispatched or given back, at most {@code timeout}. */
@@ -335,8 +400,11 @@ public class DeliveryScheduler {
           listen.execute("LISTEN " + JdbcDeliveries.CHANNEL);
         }
         PGConnection notifications = connection.unwrap(PGConnection.class);
+        // A notification ends the wait as it arrives; the timeout only bounds how long a stop
+        // waits for this thread to see it.
+        int wait = (int) Math.min(settings.pollInterval().toMillis(), 1_000);
         while (running) {
-          var received = notifications.getNotifications((int) settings.pollInterval().toMillis());
+          var received = notifications.getNotifications(wait);
           if (received != null && received.length > 0) {
             wake();
           }

@@ -16,6 +16,7 @@ public final class Reservations {
   private final DeliveryScheduler scheduler;
   private final List<String> unused = new ArrayList<>();
   private final List<DeliveryAttempts.Prepared> prepared = new ArrayList<>();
+  private int reserved;
 
   /**
    * @param scheduler where the slots come from; null: none are ever free (the scheduler is off)
@@ -34,7 +35,13 @@ public final class Reservations {
       return false;
     }
     unused.add(target);
+    reserved++;
     return true;
+  }
+
+  /** How many slots {@link #reserve} took, whether used since or given back. */
+  public int reserved() {
+    return reserved;
   }
 
   /** Gives back a slot reserved for a delivery that was not leased after all. */
