@@ -251,6 +251,9 @@ public class DeliveryScheduler {
 
   /** Claims and starts up to {@code free} attempts; returns how many deliveries it claimed. */
   private int claimAndSubmit(int free) {
+    // First, so that a slot freed from here on (a busy target's, say, left out of the read below)
+    // wakes the scheduler for another look.
+    long refusalsBefore = lookingForDue();
     List<String> busy;
     synchronized (this) {
       busy = new ArrayList<>();
@@ -261,7 +264,6 @@ public class DeliveryScheduler {
             }
           });
     }
-    long refusalsBefore = lookingForDue();
     claimPasses.incrementAndGet();
     Instant now = clock.instant();
     Reservations slots = new Reservations(this);
