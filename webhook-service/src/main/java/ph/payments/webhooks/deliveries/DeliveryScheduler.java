@@ -254,16 +254,7 @@ public class DeliveryScheduler {
     // First, so that a slot freed from here on (a busy target's, say, left out of the read below)
     // wakes the scheduler for another look.
     long refusalsBefore = lookingForDue();
-    List<String> busy;
-    synchronized (this) {
-      busy = new ArrayList<>();
-      inFlightByTarget.forEach(
-          (target, count) -> {
-            if (count >= settings.perTarget()) {
-              busy.add(target);
-            }
-          });
-    }
+    List<String> busy = busyTargets();
     claimPasses.incrementAndGet();
     Instant now = clock.instant();
     Reservations slots = new Reservations(this);
@@ -345,11 +336,19 @@ public class DeliveryScheduler {
    * read takes of a target.
    */
   private synchronized void sawAllDue(long refusalsBefore, boolean filled) {
-    boolean targetFull = false;
-    for (int count : inFlightByTarget.values()) {
-      targetFull |= count >= settings.perTarget();
-    }
-    waitingForSlot = filled || targetFull || refusals != refusalsBefore;
+    waitingForSlot = filled || !busyTargets().isEmpty() || refusals != refusalsBefore;
+  }
+
+  /** The targets at their limit now. */
+  private synchronized List<String> busyTargets() {
+    List<String> busy = new ArrayList<>();
+    inFlightByTarget.forEach(
+        (target, count) -> {
+          if (count >= settings.perTarget()) {
+            busy.add(target);
+          }
+        });
+    return busy;
   }
 
   /** An attempt's slot is free again: whether a delivery may be waiting for it. */

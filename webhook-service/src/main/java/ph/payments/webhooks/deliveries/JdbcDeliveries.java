@@ -152,7 +152,7 @@ public class JdbcDeliveries {
     }
 
     /** What makes a delivery unique: one per endpoint and event, one override per event. */
-    public Unique unique() {
+    private Unique unique() {
       return new Unique(endpointId, eventId);
     }
   }
