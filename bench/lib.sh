@@ -181,9 +181,11 @@ bench_launch_retrying() {
 bench_train_aot() {
   local creations="${BENCH_AOT_TRAINING:-20000}"
   bench_log "no AOT caches for this build yet: training them with $creations creations at 64 connections, then 60 s of webhooks"
-  BENCH_WARMUP=0 bench_java ph.payments.bench.PaymentCreationBench "$BENCH_GATEWAY" \
+  # The JDK client trains, whatever BENCH_CLIENT the run measures with (wrk's script for the
+  # webhooks is set only by bench/run-webhooks).
+  BENCH_CLIENT=jdk BENCH_WARMUP=0 bench_java ph.payments.bench.PaymentCreationBench "$BENCH_GATEWAY" \
     "$PAYMENTS_ADMIN_TOKEN" "$creations" 64 >/dev/null
-  BENCH_WARMUP_SECONDS=10 BENCH_OUTPUT=/dev/null bench_java ph.payments.bench.WebhookBench \
+  BENCH_CLIENT=jdk BENCH_WARMUP_SECONDS=10 BENCH_OUTPUT=/dev/null bench_java ph.payments.bench.WebhookBench \
     "$BENCH_GATEWAY" "$PAYMENTS_ADMIN_TOKEN" "$(bench_jdbc payments)" "$(bench_jdbc webhooks)" \
     250 30 125 0 >/dev/null
   bench_stop
