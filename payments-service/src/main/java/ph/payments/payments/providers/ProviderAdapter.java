@@ -2,8 +2,10 @@ package ph.payments.payments.providers;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.List;
 import java.util.Set;
 import ph.payments.payments.payments.domain.Payment;
+import ph.payments.platform.outbox.OutboxWriter;
 
 /**
  * One payment provider, seen from our side. Creating a payment registers it with the provider; the
@@ -38,15 +40,29 @@ public interface ProviderAdapter extends CallbackSource {
       java.time.Instant expiresAt,
       String checkoutToken) {}
 
-  /** The provider's answer: its reference and where the customer goes. */
-  record Registered(String providerRef, Payment.Checkout checkout) {}
+  /**
+   * The provider's answer: its reference and where the customer goes.
+   *
+   * @param writes what the registration writes in our database, not made yet: the creation makes
+   *     them in its own statement (empty for a provider that keeps nothing here)
+   */
+  record Registered(
+      String providerRef, Payment.Checkout checkout, List<OutboxWriter.Write> writes) {
+
+    public Registered {
+      writes = List.copyOf(writes);
+    }
+  }
 
   /** The largest amount the provider takes (QR Ph's tag 54 holds 13 characters), or null. */
   default java.math.BigDecimal maxAmount() {
     return null;
   }
 
-  /** Registers the payment; runs in the transaction that creates it. */
+  /**
+   * Registers the payment; runs in the transaction that creates it, which makes the answer's {@link
+   * Registered#writes} after it (the payment's row with them, in one statement).
+   */
   Registered register(Connection connection, Registration registration) throws SQLException;
 
   /** A refund as the provider needs it: the order it belongs to and how much goes back. */

@@ -3,6 +3,7 @@ package ph.payments.platform.commands;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Collection;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 import java.util.stream.Collectors;
@@ -60,15 +61,20 @@ public final class CommandDispatcher {
         consumerName,
         command.commandId(),
         tx -> {
-          CommandReply reply = handle(tx, command);
-          outbox.append(
-              tx,
+          CommandHandler.Applied applied = apply(tx, command);
+          OutboxMessage reply =
               OutboxMessage.of(
                   Topics.COMMAND_REPLIES,
                   command.commandId(),
                   CommandTypes.REPLY,
-                  Json.toBytes(reply)));
-          return reply;
+                  Json.toBytes(applied.reply()));
+          if (applied.writes().isEmpty()) {
+            outbox.append(tx, reply);
+          } else {
+            // The handler's last writes and the reply in one statement: one round trip.
+            outbox.appendWith(tx, applied.writes(), reply);
+          }
+          return applied.reply();
         });
   }
 
@@ -130,17 +136,19 @@ public final class CommandDispatcher {
     }
   }
 
-  private CommandReply handle(Connection connection, Command command) throws SQLException {
+  private CommandHandler.Applied apply(Connection connection, Command command) throws SQLException {
     CommandHandler handler = handlers.get(command.type());
     if (handler == null) {
       // A gateway newer than this service; answer rather than block the partition.
       ErrorEnvelope error =
           ErrorEnvelope.of(ErrorCode.INTERNAL_ERROR, "This operation is not available yet.");
-      return new CommandReply(
-          command.commandId(),
-          ErrorCode.INTERNAL_ERROR.httpStatus(),
-          Json.mapper().valueToTree(error));
+      return new CommandHandler.Applied(
+          new CommandReply(
+              command.commandId(),
+              ErrorCode.INTERNAL_ERROR.httpStatus(),
+              Json.mapper().valueToTree(error)),
+          List.of());
     }
-    return handler.handle(connection, command);
+    return handler.apply(connection, command);
   }
 }

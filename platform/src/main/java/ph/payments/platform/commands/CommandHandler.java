@@ -2,8 +2,10 @@ package ph.payments.platform.commands;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.List;
 import ph.payments.contracts.commands.Command;
 import ph.payments.contracts.commands.CommandReply;
+import ph.payments.platform.outbox.OutboxWriter;
 
 /**
  * Applies one type of command inside the owner's transaction and says what the merchant sees.
@@ -16,6 +18,31 @@ public interface CommandHandler {
   String type();
 
   CommandReply handle(Connection connection, Command command) throws SQLException;
+
+  /**
+   * What {@link #apply} did.
+   *
+   * @param reply what the merchant sees
+   * @param writes the handler's last writes, not made yet: the dispatcher makes them in the
+   *     statement that puts the reply in the outbox, so they commit together
+   */
+  record Applied(CommandReply reply, List<OutboxWriter.Write> writes) {
+
+    public Applied {
+      writes = List.copyOf(writes);
+    }
+  }
+
+  /**
+   * Applies the command as {@link #handle} does, but may leave its last writes to the dispatcher
+   * ({@link Applied#writes}), which sends them in one statement with the reply's outbox row: one
+   * round trip to the database for what took one each. Only writes that nothing later in the
+   * transaction reads may be left, and their failure fails the command as a failure in {@link
+   * #handle} would. The default is {@link #handle}, with every write made.
+   */
+  default Applied apply(Connection connection, Command command) throws SQLException {
+    return new Applied(handle(connection, command), List.of());
+  }
 
   /**
    * Work that must happen before the owner's transaction opens, because it waits on another service

@@ -6,6 +6,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.time.Clock;
+import java.util.List;
 import java.util.Map;
 import ph.payments.platform.json.Json;
 import ph.payments.platform.tracing.MessageContext;
@@ -177,11 +178,32 @@ public final class OutboxWriter {
    */
   public void appendWith(Connection connection, Write write, OutboxMessage message)
       throws SQLException {
+    appendWith(connection, List.of(write), message);
+  }
+
+  /**
+   * Runs {@code writes} and appends {@code message} in one SQL statement, each write a
+   * data-modifying {@code WITH} of its own: one round trip for all of them. They run on one
+   * snapshot, so none sees another's rows, but constraints (foreign keys among them included) are
+   * checked once the whole statement has run. A write that fails fails the statement: none of them,
+   * and not the message, is written.
+   *
+   * @param writes at least one
+   */
+  public void appendWith(Connection connection, List<Write> writes, OutboxMessage message)
+      throws SQLException {
+    if (writes.isEmpty()) {
+      throw new IllegalArgumentException("appendWith needs a write; append takes a message alone");
+    }
+    StringBuilder with = new StringBuilder("WITH ");
+    for (int i = 0; i < writes.size(); i++) {
+      with.append('w').append(i).append(" AS (").append(writes.get(i).sql()).append("), ");
+    }
     if (logical) {
+      with.setLength(with.length() - 2);
       try (PreparedStatement emit =
-          connection.prepareStatement(
-              "WITH w AS (" + write.sql() + ") SELECT pg_logical_emit_message(true, ?, ?)")) {
-        int next = write.parameters().set(emit, 1);
+          connection.prepareStatement(with + " SELECT pg_logical_emit_message(true, ?, ?)")) {
+        int next = setAll(emit, writes);
         setEmitted(emit, next, message);
         emit.execute();
       }
@@ -191,17 +213,22 @@ public final class OutboxWriter {
     // the select list, so pg_notify is not called at all when the relay is polling anyway.
     try (PreparedStatement insert =
         connection.prepareStatement(
-            "WITH w AS ("
-                + write.sql()
-                + "), m AS ("
-                + INSERT
-                + ") SELECT pg_notify(?, '') WHERE ?")) {
-      int next = write.parameters().set(insert, 1);
+            with + "m AS (" + INSERT + ") SELECT pg_notify(?, '') WHERE ?")) {
+      int next = setAll(insert, writes);
       next = setMessage(insert, next, message);
       insert.setString(next, channel);
       insert.setBoolean(next + 1, !activity.relayPolling());
       insert.execute();
     }
+  }
+
+  /** Sets the parameters of {@code writes}, in order, from 1; returns the index after the last. */
+  private static int setAll(PreparedStatement statement, List<Write> writes) throws SQLException {
+    int next = 1;
+    for (Write write : writes) {
+      next = write.parameters().set(statement, next);
+    }
+    return next;
   }
 
   /**

@@ -230,6 +230,52 @@ class OutboxRelayIT {
   }
 
   /**
+   * Several writes and a message in one statement ({@link OutboxWriter#appendWith(Connection, List,
+   * OutboxMessage)}, how an owner's last writes go with its reply): run auto-committed, a failing
+   * second write leaves the first unwritten too, and no message; only the message of the statement
+   * that succeeded is published.
+   */
+  @Test
+  void severalWritesAndTheirMessageAreWrittenTogetherOrNotAtAll() throws Exception {
+    OutboxRelay.Settings settings = Fixtures.settings("several");
+    String topic = Fixtures.uniqueTopic("several");
+    Fixtures.createWritesTable(database.dataSource());
+    OutboxWriter writer = new OutboxWriter(Clock.systemUTC(), settings.channel());
+    String id = "s_" + System.nanoTime();
+    OutboxMessage written = OutboxMessage.of(topic, "k", "test.several", bytes("{}"));
+    OutboxMessage refused = OutboxMessage.of(topic, "k", "test.refused", bytes("{}"));
+
+    appendAllAutoCommitted(
+        writer, List.of(Fixtures.insertWrite(id + "a"), Fixtures.insertWrite(id + "b")), written);
+    assertTrue(exists(written.messageId()));
+    assertEquals(2, count("SELECT count(*) FROM writes WHERE id IN (?, ?)", id + "a", id + "b"));
+
+    // The second write fails on its key: the first, though auto-committed, is not written.
+    assertThrows(
+        ph.payments.platform.tx.TransactionFailedException.class,
+        () ->
+            appendAllAutoCommitted(
+                writer,
+                List.of(Fixtures.insertWrite(id + "c"), Fixtures.insertWrite(id + "a")),
+                refused));
+    assertEquals(0, count("SELECT count(*) FROM writes WHERE id = ?", id + "c"));
+    assertFalse(exists(refused.messageId()));
+    assertThrows(
+        IllegalArgumentException.class, () -> appendAllAutoCommitted(writer, List.of(), refused));
+
+    assertRelayPublishesExactly(settings, topic, written);
+  }
+
+  private static void appendAllAutoCommitted(
+      OutboxWriter writer, List<OutboxWriter.Write> writes, OutboxMessage message) {
+    transactions.autoCommitted(
+        connection -> {
+          writer.appendWith(connection, writes, message);
+          return null;
+        });
+  }
+
+  /**
    * A guarded write ({@link OutboxWriter#appendGuarded}, how the gateway claims a new idempotency
    * key with its command): the row and the message are written, and the relay woken, only when the
    * guard wrote; a claim that exists writes neither, and nothing of it is published.

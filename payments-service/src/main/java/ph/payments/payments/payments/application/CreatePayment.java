@@ -10,6 +10,8 @@ import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import ph.payments.contracts.commands.Command;
 import ph.payments.contracts.commands.CommandReply;
@@ -30,6 +32,7 @@ import ph.payments.platform.commands.CommandHandler;
 import ph.payments.platform.commands.CommandReplies;
 import ph.payments.platform.errors.ErrorCode;
 import ph.payments.platform.money.Money;
+import ph.payments.platform.outbox.OutboxWriter;
 
 /**
  * {@code payments.create}: routes the payment to a provider, registers it there and stores it as
@@ -96,6 +99,28 @@ public class CreatePayment implements CommandHandler {
 
   @Override
   public CommandReply handle(Connection connection, Command command) throws SQLException {
+    Applied applied = apply(connection, command);
+    for (OutboxWriter.Write write : applied.writes()) {
+      write.execute(connection);
+    }
+    return applied.reply();
+  }
+
+  /**
+   * Leaves the provider's registration and the payment's row to the dispatcher, which writes them
+   * with the reply in one statement; with an invoice they are written here, since linking it needs
+   * the row.
+   */
+  @Override
+  public Applied apply(Connection connection, Command command) throws SQLException {
+    List<OutboxWriter.Write> writes = new ArrayList<>();
+    CommandReply reply = create(connection, command, writes);
+    return new Applied(reply, writes);
+  }
+
+  /** Creates the payment; what is still to write goes to {@code writes}. */
+  private CommandReply create(
+      Connection connection, Command command, List<OutboxWriter.Write> writes) throws SQLException {
     JsonNode body = command.body();
     String linkId = text(body, "payment_link_id").orElse(null);
     PaymentLink link = null;
@@ -288,8 +313,13 @@ public class CreatePayment implements CommandHandler {
             null,
             now,
             now);
-    payments.insert(connection, payment);
+    writes.addAll(registered.writes());
+    writes.add(payments.insertion(payment));
     if (invoice != null) {
+      for (OutboxWriter.Write write : writes) {
+        write.execute(connection);
+      }
+      writes.clear();
       invoices.linkPayment(connection, payment.id(), invoice.id());
     }
     return CommandReplies.ok(command, 201, moves.json(payment));

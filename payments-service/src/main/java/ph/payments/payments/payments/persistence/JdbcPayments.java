@@ -18,6 +18,7 @@ import ph.payments.payments.payments.domain.Payment;
 import ph.payments.payments.payments.domain.PaymentStatus;
 import ph.payments.platform.json.Json;
 import ph.payments.platform.money.Money;
+import ph.payments.platform.outbox.OutboxWriter;
 
 /** Payments in PostgreSQL. Every method runs on the caller's connection (its transaction). */
 @Singleton
@@ -31,47 +32,52 @@ public class JdbcPayments {
           + " succeeded_at, failed_at, created_at, updated_at, checkout_token";
 
   public void insert(Connection connection, Payment p) throws SQLException {
-    try (PreparedStatement insert =
-        connection.prepareStatement(
-            "INSERT INTO payments ("
-                + COLUMNS
-                + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::json, ?::json, ?, ?,"
-                + " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
-      int i = 1;
-      insert.setString(i++, p.id());
-      insert.setString(i++, p.merchantId());
-      insert.setString(i++, p.environment());
-      insert.setString(i++, p.status().wire());
-      insert.setBigDecimal(i++, p.amount().amount());
-      insert.setString(i++, p.currency());
-      insert.setString(i++, p.method());
-      insert.setString(i++, p.provider());
-      insert.setString(i++, p.providerRef());
-      insert.setString(i++, p.checkout().checkoutUrl());
-      insert.setString(i++, p.checkout().qrCode());
-      insert.setString(i++, p.checkout().qrCodeUrl());
-      insert.setString(i++, p.checkout().appLink());
-      insert.setString(i++, p.returnUrl());
-      insert.setString(i++, p.webhookUrl());
-      insert.setString(i++, p.description());
-      insert.setString(i++, p.customer() == null ? null : Json.toText(p.customer()));
-      insert.setString(i++, Json.toText(p.metadata()));
-      insert.setString(i++, p.customerId());
-      insert.setString(i++, p.paymentLinkId());
-      insert.setBigDecimal(i++, p.fee().amount());
-      insert.setBigDecimal(i++, p.net() == null ? null : p.net().amount());
-      insert.setBigDecimal(i++, p.refunded().amount());
-      insert.setString(i++, p.idempotencyKey());
-      insert.setString(i++, p.failure() == null ? null : p.failure().code());
-      insert.setString(i++, p.failure() == null ? null : p.failure().message());
-      insert.setTimestamp(i++, timestamp(p.expiresAt()));
-      insert.setTimestamp(i++, timestamp(p.succeededAt()));
-      insert.setTimestamp(i++, timestamp(p.failedAt()));
-      insert.setTimestamp(i++, timestamp(p.createdAt()));
-      insert.setTimestamp(i++, timestamp(p.updatedAt()));
-      insert.setString(i, p.checkout().token());
-      insert.executeUpdate();
-    }
+    insertion(p).execute(connection);
+  }
+
+  /** The insert of {@code p}, to make alone ({@link #insert}) or in a statement with others. */
+  public OutboxWriter.Write insertion(Payment p) {
+    return new OutboxWriter.Write(
+        "INSERT INTO payments ("
+            + COLUMNS
+            + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::json, ?::json, ?, ?,"
+            + " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (insert, first) -> {
+          int i = first;
+          insert.setString(i++, p.id());
+          insert.setString(i++, p.merchantId());
+          insert.setString(i++, p.environment());
+          insert.setString(i++, p.status().wire());
+          insert.setBigDecimal(i++, p.amount().amount());
+          insert.setString(i++, p.currency());
+          insert.setString(i++, p.method());
+          insert.setString(i++, p.provider());
+          insert.setString(i++, p.providerRef());
+          insert.setString(i++, p.checkout().checkoutUrl());
+          insert.setString(i++, p.checkout().qrCode());
+          insert.setString(i++, p.checkout().qrCodeUrl());
+          insert.setString(i++, p.checkout().appLink());
+          insert.setString(i++, p.returnUrl());
+          insert.setString(i++, p.webhookUrl());
+          insert.setString(i++, p.description());
+          insert.setString(i++, p.customer() == null ? null : Json.toText(p.customer()));
+          insert.setString(i++, Json.toText(p.metadata()));
+          insert.setString(i++, p.customerId());
+          insert.setString(i++, p.paymentLinkId());
+          insert.setBigDecimal(i++, p.fee().amount());
+          insert.setBigDecimal(i++, p.net() == null ? null : p.net().amount());
+          insert.setBigDecimal(i++, p.refunded().amount());
+          insert.setString(i++, p.idempotencyKey());
+          insert.setString(i++, p.failure() == null ? null : p.failure().code());
+          insert.setString(i++, p.failure() == null ? null : p.failure().message());
+          insert.setTimestamp(i++, timestamp(p.expiresAt()));
+          insert.setTimestamp(i++, timestamp(p.succeededAt()));
+          insert.setTimestamp(i++, timestamp(p.failedAt()));
+          insert.setTimestamp(i++, timestamp(p.createdAt()));
+          insert.setTimestamp(i++, timestamp(p.updatedAt()));
+          insert.setString(i++, p.checkout().token());
+          return i;
+        });
   }
 
   /** Writes the fields a move changes, only if the stored status is still {@code from}. */

@@ -17,6 +17,7 @@ import ph.payments.payments.providers.ProviderCallback;
 import ph.payments.payments.providers.QrPayloads;
 import ph.payments.platform.ids.IdType;
 import ph.payments.platform.json.Json;
+import ph.payments.platform.outbox.OutboxWriter;
 
 /**
  * A complete sandbox provider: it registers orders in its own table, moves them when told what the
@@ -163,20 +164,22 @@ public final class SandboxProvider implements ProviderAdapter {
     // 25 characters: the most a QR Ph reference label holds. The time-ordered body minus its five
     // slowest-moving characters keeps the random part whole.
     String ref = "sbx_" + IdType.MESSAGE.generate().substring(9);
-    Instant now = clock.instant();
-    try (PreparedStatement insert =
-        connection.prepareStatement(
+    Timestamp now = Timestamp.from(clock.instant());
+    // The order is written with the payment, in the creation's statement.
+    OutboxWriter.Write order =
+        new OutboxWriter.Write(
             "INSERT INTO sandbox_orders (provider_ref, provider, payment_id, amount, currency,"
-                + " status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, 'created', ?, ?)")) {
-      insert.setString(1, ref);
-      insert.setString(2, name());
-      insert.setString(3, r.paymentId());
-      insert.setBigDecimal(4, r.amount().amount());
-      insert.setString(5, r.amount().currency());
-      insert.setTimestamp(6, Timestamp.from(now));
-      insert.setTimestamp(7, Timestamp.from(now));
-      insert.executeUpdate();
-    }
+                + " status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, 'created', ?, ?)",
+            (insert, first) -> {
+              insert.setString(first, ref);
+              insert.setString(first + 1, name());
+              insert.setString(first + 2, r.paymentId());
+              insert.setBigDecimal(first + 3, r.amount().amount());
+              insert.setString(first + 4, r.amount().currency());
+              insert.setTimestamp(first + 5, now);
+              insert.setTimestamp(first + 6, now);
+              return first + 7;
+            });
     // The public URLs carry the unguessable token, never the time-ordered payment id.
     String token = r.checkoutToken();
     String page = publicBaseUrl + "/checkout/" + token;
@@ -191,7 +194,7 @@ public final class SandboxProvider implements ProviderAdapter {
           // The hosted checkout page, where a real card acquirer's 3-D Secure step will go.
           case CARD, BANK_TRANSFER -> new Payment.Checkout(page, null, null, null, token);
         };
-    return new Registered(ref, checkout);
+    return new Registered(ref, checkout, List.of(order));
   }
 
   @Override

@@ -1,0 +1,204 @@
+package ph.payments.platform.commands;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import ph.payments.contracts.Envelope;
+import ph.payments.contracts.commands.Command;
+import ph.payments.contracts.commands.CommandReply;
+import ph.payments.platform.inbox.IdempotentConsumer;
+import ph.payments.platform.json.Json;
+import ph.payments.platform.outbox.Fixtures;
+import ph.payments.platform.outbox.OutboxWriter;
+import ph.payments.platform.tx.JdbcTransactions;
+import ph.payments.platform.tx.TransactionFailedException;
+import ph.payments.platform.tx.Transactions;
+import ph.payments.testkit.TestDatabase;
+
+/**
+ * A handler that leaves its last writes to the dispatcher ({@link CommandHandler#apply}): they
+ * commit with the command's inbox row and its reply, or none of them does.
+ */
+class CommandDispatcherIT {
+
+  private static final String TYPE = "test.leaves_writes";
+
+  private static TestDatabase database;
+  private static Transactions transactions;
+  private static CommandDispatcher dispatcher;
+
+  @BeforeAll
+  static void createDatabase() throws Exception {
+    database = TestDatabase.create("command_dispatcher");
+    Fixtures.applyPlatformSchema(database.dataSource());
+    Fixtures.createWritesTable(database.dataSource());
+    transactions = new JdbcTransactions(database.dataSource());
+    Clock clock = Clock.systemUTC();
+    dispatcher =
+        new CommandDispatcher(
+            "test-owner",
+            List.of(new LeavesWrites()),
+            new IdempotentConsumer(clock),
+            new OutboxWriter(clock, "outbox_command_dispatcher"));
+  }
+
+  @AfterAll
+  static void dropDatabase() {
+    database.close();
+  }
+
+  /** Writes {@code <id>-own} itself and leaves {@code <id>-left} and {@code body.also}. */
+  private static final class LeavesWrites implements CommandHandler {
+
+    @Override
+    public String type() {
+      return TYPE;
+    }
+
+    @Override
+    public CommandReply handle(Connection connection, Command command) {
+      throw new AssertionError("the dispatcher applies through apply");
+    }
+
+    @Override
+    public Applied apply(Connection connection, Command command) throws SQLException {
+      String id = command.resourceId();
+      Fixtures.insertWrite(id + "-own").execute(connection);
+      return new Applied(
+          CommandReplies.ok(command, 201, Json.mapper().createObjectNode().put("id", id)),
+          List.of(
+              Fixtures.insertWrite(id + "-left"),
+              Fixtures.insertWrite(command.body().get("also").asText())));
+    }
+  }
+
+  @Test
+  void theLeftWritesCommitWithTheReplyAndTheInboxRow() {
+    String id = "w" + System.nanoTime();
+    Command command = command(id, id + "-also");
+
+    assertTrue(dispatch(command));
+
+    assertTrue(written(id + "-own"));
+    assertTrue(written(id + "-left"));
+    assertTrue(written(id + "-also"));
+    assertEquals(201, reply(command.commandId()).status());
+    assertTrue(consumed(command.commandId()));
+    // Delivered again, it changes nothing and sends no second reply.
+    assertFalse(dispatch(command));
+    assertEquals(1, replies(command.commandId()));
+  }
+
+  @Test
+  void aLeftWriteThatFailsUndoesTheCommandAndItCanBeAppliedAgain() throws SQLException {
+    String id = "f" + System.nanoTime();
+    String taken = id + "-taken";
+    try (Connection connection = connection()) {
+      Fixtures.insertWrite(taken).execute(connection);
+    }
+    Command command = command(id, taken);
+
+    assertThrows(TransactionFailedException.class, () -> dispatch(command));
+
+    assertFalse(written(id + "-own"), "the handler's own write rolled back");
+    assertFalse(written(id + "-left"));
+    assertEquals(0, replies(command.commandId()));
+    assertFalse(consumed(command.commandId()), "not consumed: the command is retried");
+
+    try (Connection connection = connection()) {
+      try (PreparedStatement delete =
+          connection.prepareStatement("DELETE FROM writes WHERE id = ?")) {
+        delete.setString(1, taken);
+        delete.executeUpdate();
+      }
+    }
+    assertTrue(dispatch(command));
+    assertTrue(written(id + "-own"));
+    assertTrue(written(id + "-left"));
+    assertTrue(written(taken));
+    assertEquals(1, replies(command.commandId()));
+  }
+
+  private static Command command(String resourceId, String also) {
+    return new Command(
+        "cmd_" + resourceId,
+        TYPE,
+        "mer_1",
+        "test",
+        resourceId,
+        Json.mapper().createObjectNode().put("also", also),
+        Instant.now());
+  }
+
+  private static boolean dispatch(Command command) {
+    Envelope envelope =
+        new Envelope(
+            "msg_" + command.commandId(),
+            "command." + TYPE,
+            command.commandId(),
+            Instant.now(),
+            Json.toBytes(command),
+            Map.of());
+    return transactions.inTransaction(connection -> dispatcher.dispatch(connection, envelope));
+  }
+
+  private static Connection connection() throws SQLException {
+    return database.dataSource().getConnection();
+  }
+
+  private static boolean written(String id) {
+    return count("SELECT count(*) FROM writes WHERE id = ?", id) == 1;
+  }
+
+  private static boolean consumed(String commandId) {
+    return count("SELECT count(*) FROM inbox WHERE message_id = ?", commandId) == 1;
+  }
+
+  private static int replies(String commandId) {
+    return count(
+        "SELECT count(*) FROM outbox WHERE message_key = ? AND message_type = 'command.reply'",
+        commandId);
+  }
+
+  private static CommandReply reply(String commandId) {
+    return transactions.inTransaction(
+        connection -> {
+          try (PreparedStatement select =
+              connection.prepareStatement(
+                  "SELECT payload FROM outbox WHERE message_key = ?"
+                      + " AND message_type = 'command.reply'")) {
+            select.setString(1, commandId);
+            try (ResultSet rs = select.executeQuery()) {
+              assertTrue(rs.next());
+              return Json.fromBytes(rs.getBytes(1), CommandReply.class);
+            }
+          }
+        });
+  }
+
+  private static int count(String sql, String parameter) {
+    return transactions.inTransaction(
+        connection -> {
+          try (PreparedStatement select = connection.prepareStatement(sql)) {
+            select.setString(1, parameter);
+            try (ResultSet rs = select.executeQuery()) {
+              rs.next();
+              return rs.getInt(1);
+            }
+          }
+        });
+  }
+}
