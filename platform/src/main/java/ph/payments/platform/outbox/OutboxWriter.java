@@ -6,6 +6,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import ph.payments.platform.json.Json;
@@ -195,14 +196,14 @@ public final class OutboxWriter {
     if (writes.isEmpty()) {
       throw new IllegalArgumentException("appendWith needs a write; append takes a message alone");
     }
-    StringBuilder with = new StringBuilder("WITH ");
+    List<String> with = new ArrayList<>();
     for (int i = 0; i < writes.size(); i++) {
-      with.append('w').append(i).append(" AS (").append(writes.get(i).sql()).append("), ");
+      with.add("w" + i + " AS (" + writes.get(i).sql() + ")");
     }
     if (logical) {
-      with.setLength(with.length() - 2);
       try (PreparedStatement emit =
-          connection.prepareStatement(with + " SELECT pg_logical_emit_message(true, ?, ?)")) {
+          connection.prepareStatement(
+              "WITH " + String.join(", ", with) + " SELECT pg_logical_emit_message(true, ?, ?)")) {
         int next = setAll(emit, writes);
         setEmitted(emit, next, message);
         emit.execute();
@@ -211,9 +212,10 @@ public final class OutboxWriter {
     }
     // The notification's condition is a parameter: PostgreSQL evaluates a constant WHERE before
     // the select list, so pg_notify is not called at all when the relay is polling anyway.
+    with.add("m AS (" + INSERT + ")");
     try (PreparedStatement insert =
         connection.prepareStatement(
-            with + "m AS (" + INSERT + ") SELECT pg_notify(?, '') WHERE ?")) {
+            "WITH " + String.join(", ", with) + " SELECT pg_notify(?, '') WHERE ?")) {
       int next = setAll(insert, writes);
       next = setMessage(insert, next, message);
       insert.setString(next, channel);

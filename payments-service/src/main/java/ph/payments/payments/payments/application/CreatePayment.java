@@ -100,10 +100,15 @@ public class CreatePayment implements CommandHandler {
   @Override
   public CommandReply handle(Connection connection, Command command) throws SQLException {
     Applied applied = apply(connection, command);
-    for (OutboxWriter.Write write : applied.writes()) {
+    writeNow(connection, applied.writes());
+    return applied.reply();
+  }
+
+  private static void writeNow(Connection connection, List<OutboxWriter.Write> writes)
+      throws SQLException {
+    for (OutboxWriter.Write write : writes) {
       write.execute(connection);
     }
-    return applied.reply();
   }
 
   /**
@@ -316,9 +321,7 @@ public class CreatePayment implements CommandHandler {
     writes.addAll(registered.writes());
     writes.add(payments.insertion(payment));
     if (invoice != null) {
-      for (OutboxWriter.Write write : writes) {
-        write.execute(connection);
-      }
+      writeNow(connection, writes);
       writes.clear();
       invoices.linkPayment(connection, payment.id(), invoice.id());
     }
