@@ -108,12 +108,15 @@ final class CommandLog {
   static int purgeAnswered(Connection connection, Instant cutoff, int limit) throws SQLException {
     try (PreparedStatement delete =
         connection.prepareStatement(
+            // By creation time, which a reply does not change (commands_created_idx, migration
+            // V12): a command answered before the cutoff was created before it.
             "DELETE FROM commands WHERE command_id IN (SELECT c.command_id FROM commands c"
-                + " WHERE c.replied_at < ? AND NOT EXISTS"
+                + " WHERE c.created_at < ? AND c.replied_at < ? AND NOT EXISTS"
                 + " (SELECT 1 FROM idempotency_keys k WHERE k.command_id = c.command_id)"
                 + " LIMIT ?)")) {
       delete.setTimestamp(1, Timestamp.from(cutoff));
-      delete.setInt(2, limit);
+      delete.setTimestamp(2, Timestamp.from(cutoff));
+      delete.setInt(3, limit);
       return delete.executeUpdate();
     }
   }

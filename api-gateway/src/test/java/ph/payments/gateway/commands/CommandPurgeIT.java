@@ -55,25 +55,7 @@ class CommandPurgeIT extends GatewayTest {
   }
 
   private String command(Instant created, Instant replied) {
-    String id = IdType.COMMAND.generate();
-    transactions.inTransaction(
-        c -> {
-          try (PreparedStatement insert =
-              c.prepareStatement(
-                  "INSERT INTO commands (command_id, command_type, topic, merchant_id,"
-                      + " environment, resource_id, request, created_at, reply_status, reply_body,"
-                      + " replied_at) VALUES (?, 'test.purge', 'test', ?, 'test', NULL, '{}', ?,"
-                      + " ?, ?::json, ?)")) {
-            insert.setString(1, id);
-            insert.setString(2, IdType.MERCHANT.generate());
-            insert.setTimestamp(3, Timestamp.from(created));
-            insert.setObject(4, replied == null ? null : 200, java.sql.Types.INTEGER);
-            insert.setString(5, replied == null ? null : "{}");
-            insert.setTimestamp(6, replied == null ? null : Timestamp.from(replied));
-            return insert.executeUpdate();
-          }
-        });
-    return id;
+    return CommandRows.insert(transactions, "test.purge", "{}", null, created, replied);
   }
 
   private void idempotencyRecord(String commandId, Instant created) {
