@@ -150,7 +150,8 @@ final class SystemUnderTest implements AutoCloseable {
     // on two cores shared by five JVMs is most of the difference (docs/benchmarks.md, "The JIT").
     env.putIfAbsent("JAVA_OPTS", TEST_JVM_OPTS);
     env.putIfAbsent("KAFKA_OPTS", TEST_JVM_OPTS);
-    // Several systems start at once beside the other modules' tests on two cores: a start that takes
+    // Several systems start at once beside the other modules' tests on two cores: a start that
+    // takes
     // bin/run's interactive 90 s (seen: Kafka 45 s, a service still migrating at 90 s) is slow, not
     // broken, so the tests give it longer. Below the deadline here, so bin/run's own message wins.
     env.putIfAbsent("KAFKA_START_TIMEOUT_SECONDS", "150");
