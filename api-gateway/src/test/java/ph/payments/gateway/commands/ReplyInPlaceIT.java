@@ -20,8 +20,8 @@ import ph.payments.platform.tx.Transactions;
  * as a heap-only update: the new row version in the old one's page and no index entry (migration
  * V12). An index or index predicate on a reply's column would make every reply a new version in
  * each of the table's indexes, which the creation path pays once per request; this test fails then.
- * The counts are the transaction's own ({@code pg_stat_xact_user_tables}), so other tests' writes
- * do not enter them.
+ * The counts are this connection's own ({@code pg_stat_xact_user_tables}), taken around the
+ * statement, so other tests' writes do not enter them.
  */
 @MicronautTest(transactional = false)
 class ReplyInPlaceIT extends GatewayTest {
