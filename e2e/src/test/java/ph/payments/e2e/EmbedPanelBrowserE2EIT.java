@@ -15,6 +15,7 @@ import java.nio.charset.StandardCharsets;
 import java.text.DecimalFormat;
 import java.text.DecimalFormatSymbols;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -28,35 +29,42 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.openqa.selenium.By;
 import org.openqa.selenium.SearchContext;
 import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.TimeoutException;
 import org.openqa.selenium.WebElement;
+import org.openqa.selenium.WindowType;
 
 /**
  * The embeddable panel (issue 18) in a real browser: a merchant's page on another origin (a JDK
  * {@link HttpServer} on a second port, under a strict Content-Security-Policy) loads {@code
  * /embed/v1/panel.js} from the gateway and mounts {@code <payments-panel>} with a token its server
  * minted through {@code POST /v1/embed_tokens}. Every tab is switched and compared with what the
- * API says; payments page with "Load more"; a payment opens with its event timeline; and after the
- * token's ttl on the gateway's moved clock the panel shows its expired state, the page hears the
- * DOM event and hands it a fresh token. A customer-audience token then sees only that customer's
- * payments and invoices.
+ * API says; payments page with "Load more"; a payment opens with its event timeline; and once the
+ * token's ttl has passed the panel shows its expired state, the page hears the DOM event and hands
+ * it a fresh token. A customer-audience token then sees only that customer's payments and invoices.
  *
- * <p>The gateway runs in this JVM on a {@link MovableClock} ({@link
- * SystemUnderTest#startWithGatewayClock}); the other services and the broker run as processes.
- * Screenshots go to {@code e2e/target/screenshots/embed-*.png}, at 360 px and on a desktop width.
+ * <p>On the {@link SharedSystem}. The first page's token has SPEC's shortest ttl (60 s), which
+ * passes in real time while the tabs are compared; every other token has {@link #TTL_SECONDS}. All
+ * seeded payments end settled, failed or expired before the panel is read, so the shared system's
+ * checkout expiry ({@link SharedSystem#PAYMENT_EXPIRY}) changes nothing on show. Screenshots go to
+ * {@code e2e/target/screenshots/embed-*.png}, at 360 px and on a desktop width.
  */
+@ExtendWith(SharedSystem.class)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class EmbedPanelBrowserE2EIT {
 
   private static final String MERCHANT_NAME = "Kapehan ni Juan";
   private static final Duration SETTLE = Duration.ofSeconds(30);
   private static final int TTL_SECONDS = 900;
+
+  /** SPEC's shortest embed-token ttl: the token of the page whose expiry the first test sees. */
+  private static final int SHORT_TTL_SECONDS = 60;
+
   private static final String XSS = "<img src=x onerror=\"document.title='xss'\">";
 
-  private static final MovableClock CLOCK = new MovableClock();
   private static SystemUnderTest system;
   private static Browser browser;
   private static Merchant merchant;
@@ -80,32 +88,42 @@ class EmbedPanelBrowserE2EIT {
   private static String juansInvoice;
   private static String mariasInvoice;
 
+  /** When the short-lived token of {@code ?ttl=short} expires, by its {@code expires_at}. */
+  private static volatile Instant shortTokenExpires;
+
+  /** The browser tab of the page with that token. */
+  private static String expiringTab;
+
   @BeforeAll
-  static void start() throws Exception {
+  static void start(SystemUnderTest shared) throws Exception {
     Browser.requireInstalled();
-    system =
-        SystemUnderTest.startWithGatewayClock(
-            "embed_browser",
-            Map.of(
-                "DATABASE_POOL_SIZE",
-                System.getenv().getOrDefault("DATABASE_POOL_SIZE", "5"),
-                // The seeding below is about 60 API calls in a few seconds.
-                "RATE_LIMIT_PER_MINUTE",
-                "1000"),
-            CLOCK);
+    system = shared;
     publicGatewayUrl = "http://localhost:" + system.gatewayPort; // bin/run's PUBLIC_BASE_URL
     browser = Browser.start();
     Merchant operator = new Merchant(system.gatewayUrl(), system.adminToken);
     JsonNode signedUp =
         operator
-            .post("/admin/v1/merchants", json("name", MERCHANT_NAME, "email", "juan@kapehan.ph"))
+            .post(
+                "/admin/v1/merchants",
+                json("name", MERCHANT_NAME, "email", "juan-" + PROJECT + "@kapehan.ph"))
             .created();
+    // The seeding below and the comparisons are more than the default 100 calls a minute.
+    operator
+        .post(
+            "/admin/v1/api_keys/" + signedUp.at("/api_keys/0/id").asText() + "/rate_limit",
+            json("rate_limit_per_minute", 5000))
+        .ok();
     merchant = new Merchant(system.gatewayUrl(), signedUp.at("/api_keys/0/secret").asText());
-    seed();
     host = hostPage();
     try (java.net.ServerSocket closed = new java.net.ServerSocket(0)) {
       unreachableOrigin = "http://127.0.0.1:" + closed.getLocalPort(); // nothing listens there now
     }
+    // The page whose token expires, opened first (before the seeding) and read last (the last
+    // test) while its ttl passes; the other tests use a tab of their own.
+    openThePage("/?as=merchant&ttl=short", "ready");
+    expiringTab = browser.driver.getWindowHandle();
+    browser.driver.switchTo().newWindow(WindowType.TAB);
+    seed();
   }
 
   @AfterAll
@@ -114,12 +132,9 @@ class EmbedPanelBrowserE2EIT {
       if (host != null) {
         host.stop(0);
       }
+    } finally {
       if (browser != null) {
         browser.close();
-      }
-    } finally {
-      if (system != null) {
-        system.close();
       }
     }
   }
@@ -128,8 +143,7 @@ class EmbedPanelBrowserE2EIT {
 
   @Test
   @Order(1)
-  void theMerchantsPanelShowsEveryTabPagesOpensATimelineAndExpiresOnTheMovedClock()
-      throws Exception {
+  void theMerchantsPanelShowsEveryTabPagesAndOpensATimeline() throws Exception {
     openThePage("/?as=merchant", "ready");
     assertEquals(
         List.of("payments", "payouts", "balance", "invoices", "customers", "events"),
@@ -181,7 +195,7 @@ class EmbedPanelBrowserE2EIT {
     awaitRows("payments", payments.size());
 
     // The other tabs, each against its API.
-    List<JsonNode> payouts = assertTabListsWhatTheApiLists("payouts", "embed-4-payouts");
+    assertTabListsWhatTheApiLists("payouts", "embed-4-payouts");
 
     selectTab("balance");
     JsonNode balance = merchant.get("/v1/balance").ok();
@@ -222,28 +236,6 @@ class EmbedPanelBrowserE2EIT {
     browser.screenshot("embed-d3-desktop-events");
     browser.resizeViewport(Browser.WIDTH, Browser.HEIGHT);
 
-    // The token's ttl passes on the gateway's clock: the next call is 401, the panel says so, and
-    // the page hears the event.
-    assertEquals(null, browser.find("body").getAttribute("data-expired-events"));
-    CLOCK.advance(Duration.ofSeconds(TTL_SECONDS + 60)); // beyond any leeway
-    selectTab("payouts");
-    awaitState("expired");
-    assertTrue(has("[data-state='expired']"));
-    String expired = panel().findElement(By.cssSelector("[data-state='expired']")).getText();
-    assertTrue(expired.contains("This session has expired"), expired);
-    waitFor(
-        "the host page to hear the event",
-        () -> "1".equals(browser.find("body").getAttribute("data-expired-events")));
-    assertEquals("true", browser.find("body").getAttribute("data-expired-event-composed"));
-    assertFalse(has("[data-list]"), "nothing of the merchant's data is left on show");
-    assertFitsThePhone("embed-9-expired");
-
-    // The page asks its server for a new token and sets it: the panel starts over where it was.
-    browser.find("#renew").click();
-    awaitState("ready");
-    assertEquals("true", selectedTab("payouts").getAttribute("aria-selected"));
-    awaitRows("payouts", payouts.size());
-    assertEquals("1", browser.find("body").getAttribute("data-expired-events"), "only once");
     assertEquals(List.of(), violations(), "the page's CSP was never broken");
   }
 
@@ -318,6 +310,46 @@ class EmbedPanelBrowserE2EIT {
     assertEquals(List.of(), violations(), "the page's CSP was never broken");
   }
 
+  // ------------------------------------------------------------------ the token's end
+
+  /**
+   * The page opened before the first test, whose token has SPEC's shortest ttl: once it has passed
+   * (the gateway allows no leeway on {@code exp}), the next call is 401, the panel says so, and the
+   * page hears the event and renews the token.
+   */
+  @Test
+  @Order(4)
+  void theMerchantsPanelExpiresAfterItsTtlAndThePageRenewsIt() throws Exception {
+    browser.driver.switchTo().window(expiringTab);
+    browser.resizeViewport(Browser.WIDTH, Browser.HEIGHT);
+    assertEquals("ready", state(), "the page waited on its first tab, opened before the seeding");
+    assertEquals(null, browser.find("body").getAttribute("data-expired-events"));
+    Duration left = Duration.between(Instant.now(), shortTokenExpires).plusSeconds(2);
+    if (!left.isNegative()) {
+      System.out.println("waiting " + left.toMillis() + " ms for the page's token to expire");
+      Thread.sleep(left.toMillis());
+    }
+    selectTab("payouts");
+    awaitState("expired");
+    assertTrue(has("[data-state='expired']"));
+    String expired = panel().findElement(By.cssSelector("[data-state='expired']")).getText();
+    assertTrue(expired.contains("This session has expired"), expired);
+    waitFor(
+        "the host page to hear the event",
+        () -> "1".equals(browser.find("body").getAttribute("data-expired-events")));
+    assertEquals("true", browser.find("body").getAttribute("data-expired-event-composed"));
+    assertFalse(has("[data-list]"), "nothing of the merchant's data is left on show");
+    assertFitsThePhone("embed-9-expired");
+
+    // The page asks its server for a new token and sets it: the panel starts over where it was.
+    browser.find("#renew").click();
+    awaitState("ready");
+    assertEquals("true", selectedTab("payouts").getAttribute("aria-selected"));
+    awaitRows("payouts", merchant.listAll("/v1/payouts").size());
+    assertEquals("1", browser.find("body").getAttribute("data-expired-events"), "only once");
+    assertEquals(List.of(), violations(), "the page's CSP was never broken");
+  }
+
   // ------------------------------------------------------------------ the merchant's data
 
   /**
@@ -349,11 +381,11 @@ class EmbedPanelBrowserE2EIT {
         .created();
     succeed(payment("99.00", "rail1_qr", "Pandesal", maria));
     String declined = payment("560.00", "ewallet1", "Halo-halo for four", maria);
-    merchant.post("/v1/test_helpers/payments/" + declined + "/fail", "").ok();
-    payment("80.00", "rail1_qr", XSS, null);
+    fail(declined);
+    fail(payment("80.00", "rail1_qr", XSS, null));
     String expiredOne = payment("1500.00", "rail1_qr", "Lechon kawali tray", juan);
     juansPayments.add(expiredOne);
-    merchant.post("/v1/test_helpers/payments/" + expiredOne + "/expire", "").ok();
+    expire(expiredOne);
     for (int i = 0; i < 22; i++) {
       String id =
           payment(
@@ -363,8 +395,11 @@ class EmbedPanelBrowserE2EIT {
               i % 2 == 0 ? "rail1_qr" : "card",
               "Counter order #" + (1001 + i),
               null);
-      if (i % 4 == 0) {
-        succeed(id);
+      // Nothing stays pending: the shared system expires an unpaid checkout after 45 s, which
+      // would change rows and events while the panel is compared with the API.
+      switch (i % 4) {
+        case 3 -> expire(id);
+        default -> succeed(id);
       }
     }
 
@@ -418,6 +453,14 @@ class EmbedPanelBrowserE2EIT {
     merchant.post("/v1/test_helpers/payments/" + payment + "/succeed", "").ok();
   }
 
+  private static void fail(String payment) {
+    merchant.post("/v1/test_helpers/payments/" + payment + "/fail", "").ok();
+  }
+
+  private static void expire(String payment) {
+    merchant.post("/v1/test_helpers/payments/" + payment + "/expire", "").ok();
+  }
+
   private static String invoice(JsonNode who, String item, String quantity, String unitAmount) {
     Map<String, Object> line = new LinkedHashMap<>();
     line.put("description", item);
@@ -443,11 +486,11 @@ class EmbedPanelBrowserE2EIT {
   }
 
   /** What the merchant's server does: mint a token for the page (POST /v1/embed_tokens). */
-  private static String mint(String as) {
+  private static String mint(String as, boolean shortLived) {
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("project_uuid", PROJECT);
     body.put("surface", "panel");
-    body.put("ttl_seconds", TTL_SECONDS);
+    body.put("ttl_seconds", shortLived ? SHORT_TTL_SECONDS : TTL_SECONDS);
     if (as.equals("customer")) {
       body.put("audience", "customer");
       body.put("scope_field", "customer_id");
@@ -461,6 +504,9 @@ class EmbedPanelBrowserE2EIT {
             .created();
     assertEquals("embed_token", token.get("object").asText(), token.toString());
     assertFalse(token.has("scope_value"), "the scope value is never echoed");
+    if (shortLived) {
+      shortTokenExpires = Instant.parse(token.get("expires_at").asText());
+    }
     return token.get("token").asText();
   }
 
@@ -491,7 +537,7 @@ class EmbedPanelBrowserE2EIT {
               case "/host.js" -> send(exchange, "text/javascript; charset=utf-8", HOST_JS, null);
               case "/host.css" -> send(exchange, "text/css; charset=utf-8", HOST_CSS, null);
               case "/token" ->
-                  send(exchange, "text/plain; charset=utf-8", mint(as(exchange)), null);
+                  send(exchange, "text/plain; charset=utf-8", mint(as(exchange), false), null);
               default -> send(exchange, 404, "text/plain; charset=utf-8", "not found", null);
             }
           } catch (RuntimeException | AssertionError e) {
@@ -504,12 +550,16 @@ class EmbedPanelBrowserE2EIT {
   }
 
   /**
-   * The page with the panel and a token minted now; {@code ?token=forged} gives it a token the
-   * gateway never signed, {@code ?api=unreachable} points {@code api-base} at a closed port.
+   * The page with the panel and a token minted now; {@code ?ttl=short} mints it with SPEC's
+   * shortest ttl (the renewal {@code /token} never does), {@code ?token=forged} gives it a token
+   * the gateway never signed, {@code ?api=unreachable} points {@code api-base} at a closed port.
    */
   private static void servePage(HttpExchange exchange, String csp) throws IOException {
     String query = String.valueOf(exchange.getRequestURI().getQuery());
-    String token = query.contains("token=forged") ? FORGED_TOKEN : mint(as(exchange));
+    String token =
+        query.contains("token=forged")
+            ? FORGED_TOKEN
+            : mint(as(exchange), query.contains("ttl=short"));
     String apiBase = query.contains("api=unreachable") ? unreachableOrigin : null;
     String policy =
         apiBase == null ? csp : csp.replace("connect-src 'self'", "connect-src 'self' " + apiBase);

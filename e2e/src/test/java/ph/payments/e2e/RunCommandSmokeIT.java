@@ -1,7 +1,6 @@
 package ph.payments.e2e;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -13,15 +12,19 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.Set;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The run command brings up the broker and the four services as separate processes; a command
  * written to the gateway's outbox crosses the real broker to its owners, and their replies come
- * back through their outboxes.
+ * back through their outboxes. On the {@link SharedSystem}, which bin/run started; that SIGTERM to
+ * bin/run stops every process it started and leaves no port open is {@link
+ * FaultStream#stopLeavingNothing}'s check, run on both systems under faults (restarted processes
+ * included).
  */
+@ExtendWith(SharedSystem.class)
 class RunCommandSmokeIT {
 
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -30,22 +33,8 @@ class RunCommandSmokeIT {
   private static SystemUnderTest system;
 
   @BeforeAll
-  static void startTheSystem() throws Exception {
-    system = SystemUnderTest.start("smoke");
-    System.out.println("bin/run was ready after " + system.startUp.toMillis() + " ms");
-  }
-
-  /** Ctrl-C (SIGTERM) stops the broker and every service: no process is left listening. */
-  @AfterAll
-  static void stopTheSystem() throws Exception {
-    if (system != null) {
-      try {
-        system.stop();
-        assertFalse(system.anyPortOpen(), "a service is still listening after bin/run stopped");
-      } finally {
-        system.close();
-      }
-    }
+  static void takeTheSystem(SystemUnderTest shared) {
+    system = shared;
   }
 
   /** Local development turns on what production leaves off, and says so before READY. */

@@ -12,7 +12,6 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
@@ -22,8 +21,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The whole system as separate processes, started by {@code bin/run --no-build} with its own ports,
- * databases and run folder, so it never collides with a developer's running system. With {@link
- * #startWithGatewayClock}, api-gateway runs in this JVM instead, on a clock the test moves.
+ * databases and run folder, so it never collides with a developer's running system.
  */
 final class SystemUnderTest implements AutoCloseable {
 
@@ -53,7 +51,6 @@ final class SystemUnderTest implements AutoCloseable {
   final Duration startUp;
   private final Process process;
   private final Path output;
-  private final GatewayInThisJvm gatewayInThisJvm; // null: bin/run runs the gateway
 
   private SystemUnderTest(
       Path repo,
@@ -65,7 +62,6 @@ final class SystemUnderTest implements AutoCloseable {
       Map<String, Integer> unitPorts,
       Process process,
       Path output,
-      GatewayInThisJvm gatewayInThisJvm,
       Duration startUp) {
     this.repo = repo;
     this.runDir = runDir;
@@ -76,7 +72,6 @@ final class SystemUnderTest implements AutoCloseable {
     this.unitPorts = unitPorts;
     this.process = process;
     this.output = output;
-    this.gatewayInThisJvm = gatewayInThisJvm;
     this.startUp = startUp;
   }
 
@@ -92,22 +87,6 @@ final class SystemUnderTest implements AutoCloseable {
    * too.
    */
   static SystemUnderTest start(String name, Map<String, String> environment) throws Exception {
-    return start(name, environment, null);
-  }
-
-  /**
-   * As {@link #start(String, Map)}, but api-gateway runs inside this JVM ({@link GatewayInThisJvm})
-   * with {@code clock} as its {@link Clock}, so the test can move the gateway's time (token expiry,
-   * for one) without a production backdoor; bin/run starts the broker and the three other services
-   * ({@code RUN_SERVICES}) and hands over the environment the gateway would have had.
-   */
-  static SystemUnderTest startWithGatewayClock(
-      String name, Map<String, String> environment, Clock clock) throws Exception {
-    return start(name, environment, clock);
-  }
-
-  private static SystemUnderTest start(
-      String name, Map<String, String> environment, Clock gatewayClock) throws Exception {
     Path repo = Path.of("").toAbsolutePath().getParent();
     Path runDir = repo.resolve("e2e/target/run-" + name);
     Files.createDirectories(runDir);
@@ -156,11 +135,6 @@ final class SystemUnderTest implements AutoCloseable {
     // broken, so the tests give it longer. Below the deadline here, so bin/run's own message wins.
     env.putIfAbsent("KAFKA_START_TIMEOUT_SECONDS", "150");
     env.putIfAbsent("HEALTH_TIMEOUT_SECONDS", "180");
-    if (gatewayClock != null) {
-      env.put(
-          "RUN_SERVICES",
-          String.join(" ", SERVICES.stream().filter(s -> !s.equals(GATEWAY)).toList()));
-    }
     env.putAll(environment);
     Path output = runDir.resolve("run-output.log");
     builder.redirectErrorStream(true);
@@ -179,7 +153,6 @@ final class SystemUnderTest implements AutoCloseable {
             unitPorts,
             process,
             output,
-            null,
             null);
     long deadline = started + TimeUnit.SECONDS.toNanos(420); // beyond bin/run's own limits
     while (!system.outputHas("READY")) {
@@ -190,27 +163,11 @@ final class SystemUnderTest implements AutoCloseable {
       }
       Thread.sleep(200);
     }
-    GatewayInThisJvm inThisJvm = null;
-    if (gatewayClock != null) {
-      try {
-        inThisJvm =
-            GatewayInThisJvm.start(repo, runDir.resolve("env/" + GATEWAY + ".env"), gatewayClock);
-        while (!system.healthy(GATEWAY)) {
-          awaitBefore(deadline, "the gateway in this JVM did not get healthy");
-        }
-      } catch (Exception | Error e) {
-        if (inThisJvm != null) {
-          inThisJvm.close();
-        }
-        system.close();
-        throw e;
-      }
-    }
-    return system.ready(inThisJvm, Duration.ofNanos(System.nanoTime() - started));
+    return system.ready(Duration.ofNanos(System.nanoTime() - started));
   }
 
-  /** This system once ready: with the gateway in this JVM (or null) and its start-up time. */
-  private SystemUnderTest ready(GatewayInThisJvm inThisJvm, Duration startUp) {
+  /** This system once ready, with its start-up time. */
+  private SystemUnderTest ready(Duration startUp) {
     return new SystemUnderTest(
         repo,
         runDir,
@@ -221,7 +178,6 @@ final class SystemUnderTest implements AutoCloseable {
         unitPorts,
         process,
         output,
-        inThisJvm,
         startUp);
   }
 
@@ -258,11 +214,8 @@ final class SystemUnderTest implements AutoCloseable {
     dropDatabases();
   }
 
-  /** SIGTERM to bin/run (after stopping a gateway in this JVM); returns bin/run's exit code. */
+  /** SIGTERM to bin/run; returns bin/run's exit code. */
   int stop() throws Exception {
-    if (gatewayInThisJvm != null) {
-      gatewayInThisJvm.close();
-    }
     if (process.isAlive()) {
       process.destroy();
       if (!process.waitFor(60, TimeUnit.SECONDS)) {
