@@ -187,18 +187,7 @@ public class OperatorToolsController {
         transactions.inTransaction(
             c -> {
               List<ObjectNode> found = new ArrayList<>();
-              try (PreparedStatement select =
-                  c.prepareStatement(
-                      "SELECT c.command_id, c.command_type, c.topic, c.environment,"
-                          + " c.resource_id, c.created_at, c.reply_status,"
-                          + " c.reply_body::jsonb #>> '{error,code}', c.replied_at,"
-                          + " o.published_at, o.attempts, o.last_error, o.id IS NOT NULL"
-                          + " FROM commands c LEFT JOIN LATERAL (SELECT published_at, attempts,"
-                          + " last_error, id FROM outbox WHERE message_key = c.command_id"
-                          + " ORDER BY id LIMIT 1) o ON true"
-                          + " WHERE c.merchant_id = ? AND c.command_id > ?"
-                          + (onlyPending ? " AND c.replied_at IS NULL" : "")
-                          + " ORDER BY c.command_id LIMIT ?")) {
+              try (PreparedStatement select = c.prepareStatement(commandLogPage(onlyPending))) {
                 select.setString(1, id);
                 select.setString(2, params.startingAfter() == null ? "" : params.startingAfter());
                 select.setInt(3, params.limit() + 1);
@@ -211,6 +200,24 @@ public class OperatorToolsController {
               return found;
             });
     return page(rows, params.limit());
+  }
+
+  /**
+   * A page of a merchant's command log with each command's outbox row (parameters: the merchant,
+   * {@code starting_after} or "", the limit). A command's outbox row carries the command id as its
+   * message id ({@code CommandBus}), so the row is found through the outbox's unique index on
+   * {@code message_id}: the outbox holds an hour of every merchant's commands, and a lookup by any
+   * other column would read all of it for each command on the page.
+   */
+  static String commandLogPage(boolean onlyPending) {
+    return "SELECT c.command_id, c.command_type, c.topic, c.environment,"
+        + " c.resource_id, c.created_at, c.reply_status,"
+        + " c.reply_body::jsonb #>> '{error,code}', c.replied_at,"
+        + " o.published_at, o.attempts, o.last_error, o.id IS NOT NULL"
+        + " FROM commands c LEFT JOIN outbox o ON o.message_id = c.command_id"
+        + " WHERE c.merchant_id = ? AND c.command_id > ?"
+        + (onlyPending ? " AND c.replied_at IS NULL" : "")
+        + " ORDER BY c.command_id LIMIT ?";
   }
 
   /** The outbox of every service: pending rows per topic, the oldest's age, failing rows. */

@@ -7,8 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
+import jakarta.inject.Inject;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -18,6 +22,7 @@ import ph.payments.gateway.support.GatewayTest;
 import ph.payments.gateway.support.Http;
 import ph.payments.gateway.support.Operator;
 import ph.payments.platform.ids.IdType;
+import ph.payments.platform.tx.Transactions;
 
 /**
  * The gateway's own operator tools of issue 19, on a real gateway over its socket with its
@@ -29,6 +34,8 @@ import ph.payments.platform.ids.IdType;
  */
 @MicronautTest(transactional = false)
 class OperatorToolsIT extends GatewayTest {
+
+  @Inject Transactions transactions;
 
   @Override
   protected Map<String, String> extraProperties() {
@@ -153,6 +160,44 @@ class OperatorToolsIT extends GatewayTest {
         audited.stream()
             .anyMatch(r -> "/admin/v1/merchants/{id}/commands".equals(r.get("route").asText())),
         audited.toString());
+  }
+
+  /**
+   * A page of the command log reads each command's outbox row through an index, never the whole
+   * outbox (an hour of every merchant's commands): planned with sequential scans priced out, which
+   * still leaves one where no index serves the lookup (as by {@code message_key}, which has none).
+   */
+  @Test
+  void theCommandLogFindsEachOutboxRowThroughAnIndex() {
+    for (boolean onlyPending : new boolean[] {false, true}) {
+      List<String> plan =
+          transactions.inTransaction(
+              connection -> {
+                try (Statement settings = connection.createStatement()) {
+                  settings.execute("SET LOCAL enable_seqscan = off");
+                }
+                List<String> lines = new ArrayList<>();
+                try (PreparedStatement explain =
+                    connection.prepareStatement(
+                        "EXPLAIN " + OperatorToolsController.commandLogPage(onlyPending))) {
+                  explain.setString(1, "mer_planned");
+                  explain.setString(2, "");
+                  explain.setInt(3, 26);
+                  try (ResultSet rows = explain.executeQuery()) {
+                    while (rows.next()) {
+                      lines.add(rows.getString(1));
+                    }
+                  }
+                }
+                return lines;
+              });
+      assertTrue(
+          plan.stream().noneMatch(line -> line.contains("Seq Scan on outbox")),
+          String.join("\n", plan));
+      assertTrue(
+          plan.stream().anyMatch(line -> line.contains("outbox_message_id_key")),
+          String.join("\n", plan));
+    }
   }
 
   @Test
