@@ -49,8 +49,8 @@ import ph.payments.platform.tx.Statements;
  * notification or a failed send delays a message but never loses it. Rows are marked published only
  * after Kafka acknowledged them; a relay that dies between the acknowledgement and the mark sends
  * them again on the next pass, and consumers drop the duplicate by message id. Failed sends leave
- * the row pending with its attempt count and last error. Published rows are purged after {@link
- * Settings#purgeAfter()}.
+ * the row pending with its attempt count and last error. Published rows are purged once {@link
+ * Settings#purgeAfter()} has passed since they were written; pending rows never are.
  *
  * <p><b>Order.</b> Rows are sent in id order through an idempotent producer, and per key a row goes
  * out only after Kafka acknowledged the one before it; after a failure nothing more of that key is
@@ -79,7 +79,19 @@ public final class OutboxRelay implements AutoCloseable {
           + " last_error = NULL WHERE id = ANY (?)";
   private static final String MARK_FAILED =
       "UPDATE outbox SET last_attempt_at = ?, attempts = attempts + 1, last_error = ? WHERE id = ?";
-  private static final String PURGE = "DELETE FROM outbox WHERE published_at < ?";
+
+  /**
+   * The purge: every published row before the first row (in id order) written within the retention.
+   * Ids follow the writes, so the rows to purge are the table's first; the boundary is a walk of
+   * the primary key from its start to the first young row, and the delete a range of it. A row that
+   * stays pending (one that cannot be sent) is kept and does not hold back the published rows
+   * beside it.
+   */
+  private static final String PURGE_BOUNDARY =
+      "SELECT id FROM outbox WHERE created_at >= ? ORDER BY id LIMIT 1";
+
+  private static final String PURGE =
+      "DELETE FROM outbox WHERE id < ? AND published_at IS NOT NULL";
 
   /**
    * @param name the service's name, used for the thread, the lock and the channel
@@ -87,7 +99,7 @@ public final class OutboxRelay implements AutoCloseable {
    * @param lockKey advisory lock key; one relay per key publishes at a time
    * @param batchSize rows read and sent per pass
    * @param sweepInterval longest wait between passes when no notification arrives
-   * @param purgeAfter how long published rows are kept for inspection
+   * @param purgeAfter how long, from its writing, a published row is kept for inspection
    * @param maxBackoff longest pause after a failure
    */
   public record Settings(
@@ -503,8 +515,17 @@ public final class OutboxRelay implements AutoCloseable {
       return;
     }
     nextPurge = now.plus(Duration.ofMinutes(1));
+    long boundary = Long.MAX_VALUE; // no row is young: every published row goes
+    try (PreparedStatement first = Statements.plannedEachTime(leaderConnection, PURGE_BOUNDARY)) {
+      first.setTimestamp(1, Timestamp.from(now.minus(settings.purgeAfter())));
+      try (ResultSet rs = first.executeQuery()) {
+        if (rs.next()) {
+          boundary = rs.getLong(1);
+        }
+      }
+    }
     try (PreparedStatement purge = Statements.plannedEachTime(leaderConnection, PURGE)) {
-      purge.setTimestamp(1, Timestamp.from(now.minus(settings.purgeAfter())));
+      purge.setLong(1, boundary);
       int purged = purge.executeUpdate();
       if (purged > 0) {
         log.debug("outbox relay {} purged {} published rows", settings.name(), purged);

@@ -546,6 +546,57 @@ class OutboxRelayIT {
   }
 
   /**
+   * A row that cannot be sent stays pending at the start of the outbox; the published rows of other
+   * keys written before and after it are purged all the same (the purge walks the outbox in id
+   * order and keeps only pending rows and rows within the retention), and a row within the
+   * retention is kept.
+   */
+  @Test
+  void aRowThatCannotBeSentHoldsBackNoPurgeAndYoungRowsAreKept() throws Exception {
+    OutboxRelay.Settings settings = Fixtures.settings("purgepast").withPurgeAfter(Duration.ZERO);
+    String topic = Fixtures.uniqueTopic("purgepast");
+    byte[] large = new byte[4000];
+    java.util.Arrays.fill(large, (byte) 'x');
+    OutboxMessage before = OutboxMessage.of(topic, "pay_b", "test.purge", bytes("b1"));
+    OutboxMessage stuck = OutboxMessage.of(topic, "pay_s", "test.purge", large);
+    OutboxMessage after = OutboxMessage.of(topic, "pay_c", "test.purge", bytes("c1"));
+    write(settings, before);
+    write(settings, stuck);
+    write(settings, after);
+
+    Map<String, Object> refusing =
+        KafkaSettings.producer(TestKafka.bootstrapServers(), "purgepast");
+    refusing.put("max.request.size", 2000);
+    try (OutboxRelay relay =
+        new OutboxRelay(
+                database.dataSource(),
+                () -> new KafkaProducer<>(refusing),
+                settings,
+                Clock.systemUTC(),
+                OutboxRelay.Probe.NONE)
+            .start()) {
+      await()
+          .atMost(Duration.ofSeconds(20))
+          .until(() -> !exists(before.messageId()) && !exists(after.messageId()));
+      assertTrue(exists(stuck.messageId()), "a pending row is never purged");
+      assertTrue(attempts(stuck.messageId()) >= 1);
+    }
+
+    // Within the retention (an hour), a published row stays.
+    OutboxRelay.Settings keeping = settings.withPurgeAfter(Duration.ofHours(1));
+    OutboxMessage young = OutboxMessage.of(topic, "pay_y", "test.purge", bytes("y1"));
+    write(keeping, young);
+    try (OutboxRelay relay =
+        Fixtures.relay(database.dataSource(), keeping, OutboxRelay.Probe.NONE).start()) {
+      await().atMost(Duration.ofSeconds(20)).until(() -> isPublishedUnchecked(young.messageId()));
+      // The purge follows the mark in the same pass, on the relay's thread, a moment later.
+      Thread.sleep(1_000);
+    }
+    assertTrue(exists(young.messageId()), "published within the retention: kept");
+    assertTrue(exists(stuck.messageId()), "sent now, and within the retention too: kept");
+  }
+
+  /**
    * The relay keeps one connection while it leads, and the outbox grows under it from a few rows to
    * tens of thousands. A plan PostgreSQL cached for that connection while the table was small (a
    * sequential scan) is never replaced where nothing analyzes the table (autovacuum off): every
