@@ -428,16 +428,7 @@ class OutboxRelayIT {
       write(settings, free.get(i));
     }
 
-    Map<String, Object> refusing = KafkaSettings.producer(TestKafka.bootstrapServers(), "keyorder");
-    refusing.put("max.request.size", 2000);
-    try (OutboxRelay relay =
-        new OutboxRelay(
-                database.dataSource(),
-                () -> new KafkaProducer<>(refusing),
-                settings,
-                Clock.systemUTC(),
-                OutboxRelay.Probe.NONE)
-            .start()) {
+    try (OutboxRelay relay = refusingLargeRecords(settings, "keyorder")) {
       await()
           .atMost(Duration.ofSeconds(20))
           .until(() -> free.stream().allMatch(m -> isPublishedUnchecked(m.messageId())));
@@ -545,6 +536,19 @@ class OutboxRelayIT {
     assertTrue(exists(unpublishable.messageId()));
   }
 
+  /** A started relay whose producer refuses records over 2,000 bytes (they fail alone). */
+  private OutboxRelay refusingLargeRecords(OutboxRelay.Settings settings, String clientId) {
+    Map<String, Object> refusing = KafkaSettings.producer(TestKafka.bootstrapServers(), clientId);
+    refusing.put("max.request.size", 2000);
+    return new OutboxRelay(
+            database.dataSource(),
+            () -> new KafkaProducer<>(refusing),
+            settings,
+            Clock.systemUTC(),
+            OutboxRelay.Probe.NONE)
+        .start();
+  }
+
   /**
    * A row that cannot be sent stays pending at the start of the outbox; the published rows of other
    * keys written before and after it are purged all the same (the purge walks the outbox in id
@@ -564,17 +568,7 @@ class OutboxRelayIT {
     write(settings, stuck);
     write(settings, after);
 
-    Map<String, Object> refusing =
-        KafkaSettings.producer(TestKafka.bootstrapServers(), "purgepast");
-    refusing.put("max.request.size", 2000);
-    try (OutboxRelay relay =
-        new OutboxRelay(
-                database.dataSource(),
-                () -> new KafkaProducer<>(refusing),
-                settings,
-                Clock.systemUTC(),
-                OutboxRelay.Probe.NONE)
-            .start()) {
+    try (OutboxRelay relay = refusingLargeRecords(settings, "purgepast")) {
       await()
           .atMost(Duration.ofSeconds(20))
           .until(() -> !exists(before.messageId()) && !exists(after.messageId()));
