@@ -46,11 +46,12 @@ import org.openqa.selenium.WindowType;
  * token's ttl has passed the panel shows its expired state, the page hears the DOM event and hands
  * it a fresh token. A customer-audience token then sees only that customer's payments and invoices.
  *
- * <p>On the {@link SharedSystem}. The first page's token has SPEC's shortest ttl (60 s), which
- * passes in real time while the tabs are compared; every other token has {@link #TTL_SECONDS}. All
- * seeded payments end settled, failed or expired before the panel is read, so the shared system's
- * checkout expiry ({@link SharedSystem#PAYMENT_EXPIRY}) changes nothing on show. Screenshots go to
- * {@code e2e/target/screenshots/embed-*.png}, at 360 px and on a desktop width.
+ * <p>On the {@link SharedSystem}. The page whose token expires is opened first, in a browser tab of
+ * its own, with SPEC's shortest ttl (60 s), which passes in real time while the other tests run;
+ * the last test reads it. Every other token has {@link #TTL_SECONDS}. All seeded payments end
+ * settled, failed or expired before the panel is read, so the shared system's checkout expiry
+ * ({@link SharedSystem#PAYMENT_EXPIRY}) changes nothing on show. Screenshots go to {@code
+ * e2e/target/screenshots/embed-*.png}, at 360 px and on a desktop width.
  */
 @ExtendWith(SharedSystem.class)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -60,7 +61,7 @@ class EmbedPanelBrowserE2EIT {
   private static final Duration SETTLE = Duration.ofSeconds(30);
   private static final int TTL_SECONDS = 900;
 
-  /** SPEC's shortest embed-token ttl: the token of the page whose expiry the first test sees. */
+  /** SPEC's shortest embed-token ttl: the token of the page whose expiry the last test sees. */
   private static final int SHORT_TTL_SECONDS = 60;
 
   private static final String XSS = "<img src=x onerror=\"document.title='xss'\">";
