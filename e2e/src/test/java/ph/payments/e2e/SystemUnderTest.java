@@ -75,16 +75,12 @@ final class SystemUnderTest implements AutoCloseable {
     this.startUp = startUp;
   }
 
-  static SystemUnderTest start(String name) throws Exception {
-    return start(name, Map.of());
-  }
-
   /**
-   * As {@link #start(String)}, with extra environment for bin/run and the services (for example a
-   * short {@code WEBHOOK_RETRY_SCHEDULE}); it is applied last, so it wins. {@code
-   * PAYMENTS_REPLICAS}, {@code LEDGER_REPLICAS} and {@code WEBHOOK_REPLICAS} start replicas: each
-   * service then gets a base port whose replica ports (+ {@link #REPLICA_PORT_STEP} each) are free
-   * too.
+   * Starts the system named {@code name} (run folder {@code e2e/target/run-<name>}, databases of
+   * its own), with extra environment for bin/run and the services (for example a short {@code
+   * WEBHOOK_RETRY_SCHEDULE}); it is applied last, so it wins. {@code PAYMENTS_REPLICAS}, {@code
+   * LEDGER_REPLICAS} and {@code WEBHOOK_REPLICAS} start replicas: each service then gets a base
+   * port whose replica ports (+ {@link #REPLICA_PORT_STEP} each) are free too.
    */
   static SystemUnderTest start(String name, Map<String, String> environment) throws Exception {
     Path repo = Path.of("").toAbsolutePath().getParent();
