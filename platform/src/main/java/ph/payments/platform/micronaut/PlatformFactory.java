@@ -33,6 +33,7 @@ import ph.payments.platform.outbox.LogicalOutboxRelay;
 import ph.payments.platform.outbox.OutboxActivity;
 import ph.payments.platform.outbox.OutboxRelay;
 import ph.payments.platform.outbox.OutboxWriter;
+import ph.payments.platform.tx.AfterCommit;
 import ph.payments.platform.tx.TransactionFailedException;
 import ph.payments.platform.tx.Transactions;
 
@@ -64,12 +65,14 @@ public class PlatformFactory {
     return new Transactions() {
       @Override
       public <T> T inTransaction(ph.payments.platform.tx.SqlWork<T> work) {
-        return operations.executeWrite(status -> run(work, status.getConnection()));
+        return AfterCommit.around(
+            () -> operations.executeWrite(status -> run(work, status.getConnection())));
       }
 
       @Override
       public <T> T autoCommitted(ph.payments.platform.tx.SqlWork<T> work) {
-        return connections.executeWrite(status -> run(work, status.getConnection()));
+        return AfterCommit.around(
+            () -> connections.executeWrite(status -> run(work, status.getConnection())));
       }
 
       private <T> T run(ph.payments.platform.tx.SqlWork<T> work, Connection connection) {

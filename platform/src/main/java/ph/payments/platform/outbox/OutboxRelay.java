@@ -41,9 +41,11 @@ import ph.payments.platform.tx.Statements;
  * delivers the notification when the writing transaction commits, so a message is published a few
  * milliseconds after its commit. Under load (a pass found rows in the last {@link #BUSY_WINDOW})
  * the leader polls every {@link #POLL_INTERVAL} instead, and tells the writers of its process not
- * to notify ({@link OutboxActivity}): notifying transactions commit one at a time cluster-wide. Its
- * own marks are committed without waiting for the WAL flush: a mark lost in a crash only means the
- * rows are sent again, which consumers drop by message id.
+ * to notify ({@link OutboxActivity}): notifying transactions commit one at a time cluster-wide.
+ * They ring it after their commit instead, which ends a pause that follows a pass that found
+ * nothing (a pause after a pass that sent rows runs its course, so that under load a pass carries
+ * many commits). Its own marks are committed without waiting for the WAL flush: a mark lost in a
+ * crash only means the rows are sent again, which consumers drop by message id.
  *
  * <p><b>Safe.</b> The leader also sweeps every {@link Settings#sweepInterval()}, so a lost
  * notification or a failed send delays a message but never loses it. Rows are marked published only
@@ -263,6 +265,7 @@ public final class OutboxRelay implements AutoCloseable {
           sleep(settings.sweepInterval());
           continue;
         }
+        activity.passStarting(); // this pass reads what every ring so far announced
         int sent = publishPending();
         purgeIfDue();
         backoff = Duration.ZERO;
@@ -275,7 +278,13 @@ public final class OutboxRelay implements AutoCloseable {
         }
         if (now - lastBusy < BUSY_WINDOW.toNanos()) {
           activity.relayPolling(true);
-          awaitNotification(POLL_INTERVAL);
+          if (sent > 0) {
+            // Under load: what commits during the pause goes out in the next pass, not a pass each.
+            awaitNotification(POLL_INTERVAL);
+          } else {
+            // Nothing came since the last pass: a writer of this process that commits now rings.
+            activity.awaitRing(POLL_INTERVAL);
+          }
         } else if (activity.relayPolling()) {
           // Writers notify again from now on; this pass publishes what they skipped notifying.
           activity.relayPolling(false);

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import ph.payments.platform.json.Json;
 import ph.payments.platform.tracing.MessageContext;
+import ph.payments.platform.tx.AfterCommit;
 import ph.payments.platform.tx.Transactions;
 
 /**
@@ -153,6 +154,7 @@ public final class OutboxWriter {
                 + ", m AS ("
                 + INSERT_GUARDED
                 + ") SELECT CASE WHEN ? THEN pg_notify(?, '') END FROM g";
+    boolean polling = false;
     try (PreparedStatement statement = connection.prepareStatement(sql)) {
       int next = guard.parameters().set(statement, 1);
       next = insert.parameters().set(statement, next);
@@ -161,11 +163,16 @@ public final class OutboxWriter {
       } else {
         next = setMessage(statement, next, message);
         // CASE evaluates only the branch it takes: no notification while the relay polls anyway.
-        statement.setBoolean(next, !activity.relayPolling());
+        polling = activity.relayPolling();
+        statement.setBoolean(next, !polling);
         statement.setString(next + 1, channel);
       }
       try (ResultSet admitted = statement.executeQuery()) {
-        return admitted.next();
+        boolean guarded = admitted.next();
+        if (guarded && polling) {
+          ringAfterCommit();
+        }
+        return guarded;
       }
     }
   }
@@ -219,8 +226,12 @@ public final class OutboxWriter {
       int next = setAll(insert, writes);
       next = setMessage(insert, next, message);
       insert.setString(next, channel);
-      insert.setBoolean(next + 1, !activity.relayPolling());
+      boolean polling = activity.relayPolling();
+      insert.setBoolean(next + 1, !polling);
       insert.execute();
+      if (polling) {
+        ringAfterCommit();
+      }
     }
   }
 
@@ -250,6 +261,7 @@ public final class OutboxWriter {
       insert.executeUpdate();
     }
     if (activity.relayPolling()) {
+      ringAfterCommit();
       return;
     }
     // Identical notifications in one transaction are folded into one by PostgreSQL.
@@ -257,6 +269,14 @@ public final class OutboxWriter {
       notify.setString(1, channel);
       notify.execute();
     }
+  }
+
+  /**
+   * The relay of this process polls, so no notification was queued: ring it once the transaction
+   * commits instead, in case it waits between polls ({@link OutboxActivity#ring}).
+   */
+  private void ringAfterCommit() {
+    AfterCommit.register(activity.doorbell());
   }
 
   /**

@@ -15,6 +15,10 @@ public final class JdbcTransactions implements Transactions {
 
   @Override
   public <T> T inTransaction(SqlWork<T> work) {
+    return AfterCommit.around(() -> transaction(work));
+  }
+
+  private <T> T transaction(SqlWork<T> work) {
     try (Connection connection = dataSource.getConnection()) {
       connection.setAutoCommit(false);
       try {
@@ -32,6 +36,10 @@ public final class JdbcTransactions implements Transactions {
 
   @Override
   public <T> T autoCommitted(SqlWork<T> work) {
+    return AfterCommit.around(() -> statement(work));
+  }
+
+  private <T> T statement(SqlWork<T> work) {
     try (Connection connection = dataSource.getConnection()) {
       connection.setAutoCommit(true);
       return work.run(connection);

@@ -324,6 +324,96 @@ class OutboxRelayIT {
   }
 
   /**
+   * While the relay polls, a writer that skips its notification rings the relay once its
+   * transaction committed, in each of the three ways a message is written; a rolled-back
+   * transaction, a guard that wrote nothing and a writer that notified ring nothing, and nothing
+   * rings before the outermost transaction has committed.
+   */
+  @Test
+  void whileTheRelayPollsACommittedMessageRingsItAndNothingElseDoes() throws Exception {
+    Fixtures.createWritesTable(database.dataSource());
+    OutboxActivity activity = new OutboxActivity();
+    OutboxWriter writer = new OutboxWriter(Clock.systemUTC(), "outbox_rings", activity);
+    String topic = "rings";
+    String id = "r_" + System.nanoTime();
+
+    // Not polling: the writer notifies, and rings nothing.
+    appendInTransaction(writer, OutboxMessage.of(topic, "k", "test.notified", bytes("{}")));
+    assertFalse(rang(activity), "a notifying writer does not ring");
+
+    activity.relayPolling(true);
+    appendInTransaction(writer, OutboxMessage.of(topic, "k", "test.appended", bytes("{}")));
+    assertTrue(rang(activity), "append rang after the commit");
+    assertFalse(rang(activity), "one ring, taken once");
+
+    // Two messages in one transaction ring once; an inner transaction's commit rings nothing
+    // while the outer one is still open.
+    transactions.inTransaction(
+        outer -> {
+          writer.append(outer, OutboxMessage.of(topic, "k", "test.first", bytes("{}")));
+          writer.append(outer, OutboxMessage.of(topic, "k", "test.second", bytes("{}")));
+          appendInTransaction(writer, OutboxMessage.of(topic, "k", "test.inner", bytes("{}")));
+          assertFalse(rang(activity), "no ring before the outer commit");
+          return null;
+        });
+    assertTrue(rang(activity), "the outer commit rang");
+
+    Fixtures.appendAndRollBack(
+        transactions, writer, OutboxMessage.of(topic, "k", "test.rolled-back", bytes("{}")));
+    assertFalse(rang(activity), "a rolled-back transaction rings nothing");
+
+    Fixtures.appendWithAutoCommitted(
+        transactions,
+        writer,
+        Fixtures.insertWrite(id),
+        OutboxMessage.of(topic, "k", "test.with", bytes("{}")));
+    assertTrue(rang(activity), "appendWith rang after its statement");
+    assertThrows(
+        ph.payments.platform.tx.TransactionFailedException.class,
+        () ->
+            Fixtures.appendWithAutoCommitted(
+                transactions,
+                writer,
+                Fixtures.insertWrite(id),
+                OutboxMessage.of(topic, "k", "test.refused", bytes("{}"))));
+    assertFalse(rang(activity), "a failed statement rings nothing");
+
+    assertTrue(
+        Fixtures.appendGuardedAutoCommitted(
+            transactions,
+            writer,
+            id + "-claim",
+            id + "-row",
+            OutboxMessage.of(topic, "k", "test.guarded", bytes("{}"))));
+    assertTrue(rang(activity), "an admitted guarded write rang");
+    assertFalse(
+        Fixtures.appendGuardedAutoCommitted(
+            transactions,
+            writer,
+            id + "-claim",
+            id + "-again",
+            OutboxMessage.of(topic, "k", "test.declined", bytes("{}"))));
+    assertFalse(rang(activity), "a guard that wrote nothing rings nothing");
+  }
+
+  /** Whether a writer rang since the last look, without waiting. */
+  private static boolean rang(OutboxActivity activity) {
+    try {
+      return activity.awaitRing(Duration.ZERO);
+    } catch (InterruptedException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static void appendInTransaction(OutboxWriter writer, OutboxMessage message) {
+    transactions.inTransaction(
+        connection -> {
+          writer.append(connection, message);
+          return null;
+        });
+  }
+
+  /**
    * The relay dies after Kafka acknowledged a batch and before it marked the rows: the rows are
    * sent again, and the idempotent consumer applies each message once.
    */
