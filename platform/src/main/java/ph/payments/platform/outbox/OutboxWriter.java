@@ -19,9 +19,10 @@ import ph.payments.platform.tx.Transactions;
  * its own: a message must commit or roll back together with the state change it announces.
  *
  * <p>Each append also queues a PostgreSQL notification on the relay's channel, unless the relay of
- * this process is polling already ({@link OutboxActivity}). PostgreSQL delivers notifications only
- * when (and if) the transaction commits, so the relay wakes right after the commit, on whichever
- * instance leads, and never sees a message of a rolled-back transaction.
+ * this process is polling already ({@link OutboxActivity}), in which case it rings that relay once
+ * the transaction of our {@code Transactions} has committed ({@code AfterCommit}). PostgreSQL
+ * delivers notifications only when (and if) the transaction commits, so the relay wakes right after
+ * the commit, on whichever instance leads, and never sees a message of a rolled-back transaction.
  *
  * <p>The trace context and request id of the writing thread go with the row (attributes {@code
  * traceparent} and {@code request-id}), so the trace survives the outbox: the relay puts them on

@@ -23,7 +23,8 @@ public final class AfterCommit {
 
   private static final ThreadLocal<AfterCommit> CURRENT = new ThreadLocal<>();
 
-  private final List<Runnable> actions = new ArrayList<>(2);
+  /** Made at the first registration: most transactions register nothing. */
+  private List<Runnable> actions;
 
   private AfterCommit() {}
 
@@ -37,6 +38,9 @@ public final class AfterCommit {
     AfterCommit scope = CURRENT.get();
     if (scope == null) {
       return false;
+    }
+    if (scope.actions == null) {
+      scope.actions = new ArrayList<>(2);
     }
     for (Runnable registered : scope.actions) {
       if (registered == action) {
@@ -68,7 +72,7 @@ public final class AfterCommit {
       }
     }
     // Reached only when the work returned: the outermost transaction committed.
-    if (outermost) {
+    if (outermost && scope.actions != null) {
       for (Runnable action : scope.actions) {
         try {
           action.run();
