@@ -1,6 +1,7 @@
 package ph.payments.gateway.commands;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micronaut.context.annotation.Value;
@@ -9,6 +10,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -26,6 +28,8 @@ import ph.payments.platform.ids.IdType;
 import ph.payments.platform.json.Json;
 import ph.payments.platform.outbox.OutboxMessage;
 import ph.payments.platform.outbox.OutboxWriter;
+import ph.payments.platform.tracing.MessageContext;
+import ph.payments.platform.tx.BatchWriter;
 import ph.payments.platform.tx.Transactions;
 
 /**
@@ -44,6 +48,9 @@ public class CommandBus {
   /** How often a wait for another request's command looks into the command log. */
   static final Duration LOG_POLL = Duration.ofMillis(250);
 
+  /** The most commands written in one statement ({@link #accept(Command, String)}). */
+  static final int MAX_GROUP = 64;
+
   /** Retry-After of a 503 (or a 202) for a command whose outcome is not known yet. */
   public static final Duration RETRY_AFTER = Duration.ofSeconds(1);
 
@@ -55,6 +62,7 @@ public class CommandBus {
       new ConcurrentHashMap<>();
   private final Timer replied;
   private final Timer late;
+  private final BatchWriter<Accepted, Boolean> accepting;
 
   public CommandBus(
       Transactions transactions,
@@ -69,6 +77,17 @@ public class CommandBus {
     // From registering for the reply (before the command commits) to the reply or the deadline.
     this.replied = roundTrip(metrics, "replied");
     this.late = roundTrip(metrics, "late");
+    DistributionSummary groups =
+        DistributionSummary.builder("gateway.command.accept.group")
+            .description("Commands written in one statement and commit")
+            .register(metrics);
+    this.accepting =
+        new BatchWriter<>(
+            "command-writer",
+            MAX_GROUP,
+            (a, b) -> 0, // new rows with fresh keys lock nothing another group waits for
+            this::writeGroup,
+            groups::record);
   }
 
   private static Timer roundTrip(MeterRegistry metrics, String outcome) {
@@ -174,14 +193,61 @@ public class CommandBus {
 
   /**
    * Writes the command and its outbox row in one statement, auto-committed: one round trip to the
-   * database; nothing is published before it commits.
+   * database; nothing is published before it commits. Commands accepted at the same time share that
+   * statement and its commit ({@link #MAX_GROUP} at most; {@link BatchWriter}): under load the
+   * gateway commits a group of commands where it committed each, and a command alone is written on
+   * its caller's thread as before. If a group's statement fails for a reason that may be one
+   * command's, each is written again on its own.
    */
   public void accept(Command command, String topic) {
-    transactions.autoCommitted(
-        connection -> {
-          write(connection, command, topic);
-          return null;
-        });
+    OutboxMessage message = message(command, topic);
+    accepting.submit(
+        new Accepted(
+            command,
+            topic,
+            new OutboxMessage(
+                message.messageId(),
+                message.topic(),
+                message.key(),
+                message.type(),
+                message.payload(),
+                MessageContext.withCurrent(message.attributes()))));
+  }
+
+  /** Commands queued for a group and not yet taken by a writer (tests). */
+  int queuedAccepts() {
+    return accepting.queued();
+  }
+
+  /**
+   * A command to write with its topic and its outbox message, which carries the trace and request
+   * of the thread that accepted it: the group may be written by another request's thread.
+   */
+  private record Accepted(Command command, String topic, OutboxMessage message) {}
+
+  private List<Boolean> writeGroup(List<Accepted> group) {
+    return MessageContext.detached(
+        () ->
+            transactions.autoCommitted(
+                connection -> {
+                  List<OutboxMessage> messages = group.stream().map(Accepted::message).toList();
+                  if (group.size() == 1) {
+                    outbox.appendWith(
+                        connection,
+                        CommandLog.insertion(group.get(0).command(), group.get(0).topic()).write(),
+                        messages.get(0));
+                  } else {
+                    List<OutboxWriter.Insert> rows =
+                        group.stream()
+                            .map(
+                                accepted ->
+                                    CommandLog.insertion(accepted.command(), accepted.topic()))
+                            .toList();
+                    outbox.appendAllWith(
+                        connection, List.of(OutboxWriter.Insert.rows(rows)), messages);
+                  }
+                  return Collections.nCopies(group.size(), Boolean.TRUE);
+                }));
   }
 
   /**

@@ -2,7 +2,6 @@ package ph.payments.gateway.ratelimit;
 
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
-import jakarta.annotation.PreDestroy;
 import jakarta.inject.Singleton;
 import java.sql.Array;
 import java.sql.Connection;
@@ -26,8 +25,8 @@ import ph.payments.platform.tx.Transactions;
  * replicas, exactly; a refused request writes nothing; and a request costs a few small rows
  * whatever the key's limit.
  *
- * <p><b>Batches.</b> Requests do not call the database themselves: they queue for one writer thread
- * ({@link BatchWriter}), which decides everything queued (up to {@link #MAX_BATCH}) in one
+ * <p><b>Batches.</b> Requests take turns at the database ({@link BatchWriter}): the one that finds
+ * no batch running decides everything queued (up to {@link #MAX_BATCH}), its own among it, in one
  * auto-committed statement, {@code rate_limit_admit_all} (migration V11), at one reading of the
  * clock. The batch is ordered by key, each key's requests in the order they queued, so batches of
  * two gateways lock the keys' rows in the same order. If a batch fails for a reason that may be one
@@ -107,14 +106,9 @@ public class RateLimiter {
     return writer.submit(new Request(apiKeyId, limit));
   }
 
-  /** Requests queued and not yet taken by the writer (tests). */
+  /** Requests queued and not yet taken by a writer (tests). */
   int queued() {
     return writer.queued();
-  }
-
-  @PreDestroy
-  void stop() {
-    writer.stop();
   }
 
   /**

@@ -7,6 +7,7 @@ import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import ph.payments.platform.json.Json;
@@ -124,6 +125,42 @@ public final class OutboxWriter {
           "INSERT INTO " + table + " (" + columns + ") VALUES (" + values + ")", parameters);
     }
 
+    /**
+     * The rows of {@code inserts}, all into the same table and columns, in one {@code INSERT}:
+     * {@code INSERT INTO table (columns) VALUES (…), (…)}, in list order.
+     *
+     * @param inserts at least one
+     * @throws IllegalArgumentException when they differ in table or columns
+     */
+    public static Write rows(List<Insert> inserts) {
+      if (inserts.isEmpty()) {
+        throw new IllegalArgumentException("an insert needs a row");
+      }
+      Insert first = inserts.get(0);
+      StringBuilder sql =
+          new StringBuilder("INSERT INTO ")
+              .append(first.table())
+              .append(" (")
+              .append(first.columns())
+              .append(") VALUES ");
+      for (int i = 0; i < inserts.size(); i++) {
+        Insert insert = inserts.get(i);
+        if (!insert.table().equals(first.table()) || !insert.columns().equals(first.columns())) {
+          throw new IllegalArgumentException("rows of one insert go to one table's columns");
+        }
+        sql.append(i == 0 ? "(" : ", (").append(insert.values()).append(')');
+      }
+      List<Write.Parameters> parameters = inserts.stream().map(Insert::parameters).toList();
+      return new Write(
+          sql.toString(),
+          (statement, next) -> {
+            for (Write.Parameters row : parameters) {
+              next = row.set(statement, next);
+            }
+            return next;
+          });
+    }
+
     /** The same row inserted once for each row of {@code relation}: not at all when it is empty. */
     String selectingFrom(String relation) {
       return "INSERT INTO " + table + " (" + columns + ") SELECT " + values + " FROM " + relation;
@@ -201,31 +238,63 @@ public final class OutboxWriter {
    */
   public void appendWith(Connection connection, List<Write> writes, OutboxMessage message)
       throws SQLException {
+    appendAllWith(connection, writes, List.of(message));
+  }
+
+  /**
+   * Runs {@code writes} and appends {@code messages}, in list order, in one SQL statement: {@link
+   * #appendWith(Connection, List, OutboxMessage)} for several messages, which take one multi-row
+   * insert (or, for the logical outbox, one statement that emits them in order) and at most one
+   * notification. Atomic by itself like that one: all of it commits, or nothing does.
+   *
+   * @param writes at least one
+   * @param messages at least one
+   */
+  public void appendAllWith(Connection connection, List<Write> writes, List<OutboxMessage> messages)
+      throws SQLException {
     if (writes.isEmpty()) {
       throw new IllegalArgumentException("appendWith needs a write; append takes a message alone");
+    }
+    if (messages.isEmpty()) {
+      throw new IllegalArgumentException("appendAllWith needs a message; a write alone needs none");
     }
     List<String> with = new ArrayList<>();
     for (int i = 0; i < writes.size(); i++) {
       with.add("w" + i + " AS (" + writes.get(i).sql() + ")");
     }
     if (logical) {
+      String emitted =
+          messages.size() == 1
+              ? " SELECT pg_logical_emit_message(true, ?, ?)"
+              : " SELECT pg_logical_emit_message(true, v.p, v.m) FROM (VALUES "
+                  + String.join(", ", Collections.nCopies(messages.size(), "(?, ?::bytea)"))
+                  + ") v(p, m)";
       try (PreparedStatement emit =
-          connection.prepareStatement(
-              "WITH " + String.join(", ", with) + " SELECT pg_logical_emit_message(true, ?, ?)")) {
+          connection.prepareStatement("WITH " + String.join(", ", with) + emitted)) {
         int next = setAll(emit, writes);
-        setEmitted(emit, next, message);
+        for (OutboxMessage message : messages) {
+          setEmitted(emit, next, message);
+          next += 2;
+        }
         emit.execute();
       }
       return;
     }
     // The notification's condition is a parameter: PostgreSQL evaluates a constant WHERE before
     // the select list, so pg_notify is not called at all when the relay is polling anyway.
-    with.add("m AS (" + INSERT + ")");
+    with.add(
+        "m AS (INSERT INTO outbox ("
+            + COLUMNS
+            + ") VALUES "
+            + String.join(", ", Collections.nCopies(messages.size(), "(" + VALUES + ")"))
+            + ")");
     try (PreparedStatement insert =
         connection.prepareStatement(
             "WITH " + String.join(", ", with) + " SELECT pg_notify(?, '') WHERE ?")) {
       int next = setAll(insert, writes);
-      next = setMessage(insert, next, message);
+      for (OutboxMessage message : messages) {
+        next = setMessage(insert, next, message);
+      }
       insert.setString(next, channel);
       boolean polling = activity.relayPolling();
       insert.setBoolean(next + 1, !polling);

@@ -9,19 +9,22 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
  * The writer's contract, on work that records what it was given: what queues while a batch runs
  * forms the next batch, in lock order; a batch that fails because of one item is done again item by
- * item; a database that is away fails the batch at once; nothing queued is left undone at stop.
+ * item; a database that is away fails the batch at once; a caller alone writes on its own thread;
+ * an interrupted caller takes its queued item back; many callers each get their own result once.
  */
 class BatchWriterTest {
 
@@ -33,47 +36,41 @@ class BatchWriterTest {
   private final CountDownLatch firstStarted = new CountDownLatch(1);
   private final CountDownLatch releaseFirst = new CountDownLatch(1);
   private volatile RuntimeException failBatchesWith;
-  private BatchWriter<Integer, String> writer;
 
   private BatchWriter<Integer, String> writer() {
-    writer =
-        new BatchWriter<>(
-            "test-writer",
-            4,
-            Comparator.<Integer>naturalOrder(),
-            new BatchWriter.Work<Integer, String>() {
-              @Override
-              public List<String> all(List<Integer> items) {
-                batches.add(List.copyOf(items));
-                if (batches.size() == 1) {
-                  firstStarted.countDown();
-                  await(releaseFirst);
-                }
-                if (items.size() > 1 && failBatchesWith != null) {
-                  throw failBatchesWith;
-                }
-                return items.stream().map(item -> "done " + item).toList();
-              }
+    return new BatchWriter<>(
+        "test-writer",
+        4,
+        Comparator.<Integer>naturalOrder(),
+        new BatchWriter.Work<Integer, String>() {
+          @Override
+          public List<String> all(List<Integer> items) {
+            batches.add(List.copyOf(items));
+            if (batches.size() == 1) {
+              firstStarted.countDown();
+              await(releaseFirst);
+            }
+            if (items.size() > 1 && failBatchesWith != null) {
+              throw failBatchesWith;
+            }
+            return items.stream().map(item -> "done " + item).toList();
+          }
 
-              @Override
-              public String one(Integer item) {
-                alone.add(item);
-                if (item == 13) {
-                  throw new IllegalArgumentException("unlucky");
-                }
-                return "alone " + item;
-              }
-            },
-            sizes::add);
-    return writer;
+          @Override
+          public String one(Integer item) {
+            alone.add(item);
+            if (item == 13) {
+              throw new IllegalArgumentException("unlucky");
+            }
+            return "alone " + item;
+          }
+        },
+        sizes::add);
   }
 
   @AfterEach
-  void stop() {
+  void release() {
     releaseFirst.countDown();
-    if (writer != null) {
-      writer.stop();
-    }
   }
 
   @Test
@@ -141,27 +138,92 @@ class BatchWriterTest {
   }
 
   @Test
-  void whatIsQueuedAtStopIsDoneAndLaterItemsByTheirCallers() throws Exception {
+  void aCallerAloneWritesItsOwnItemOnItsOwnThread() {
+    List<Thread> writers = new CopyOnWriteArrayList<>();
+    BatchWriter<Integer, String> alone =
+        new BatchWriter<>(
+            "alone",
+            4,
+            Comparator.<Integer>naturalOrder(),
+            items -> {
+              writers.add(Thread.currentThread());
+              return items.stream().map(item -> "done " + item).toList();
+            },
+            sizes::add);
+
+    assertEquals("done 1", alone.submit(1));
+    assertEquals("done 2", alone.submit(2));
+    assertEquals(List.of(Thread.currentThread(), Thread.currentThread()), writers);
+    assertEquals(List.of(1, 1), sizes);
+  }
+
+  @Test
+  void aCallerInterruptedWhileItsItemIsQueuedTakesItBackAndNothingOfItIsWritten() throws Exception {
     BatchWriter<Integer, String> writer = writer();
     CompletableFuture<String> first = submit(writer, 100);
     assertTrue(firstStarted.await(5, TimeUnit.SECONDS));
-    CompletableFuture<String> queued = submit(writer, 1);
-    awaitQueued(writer, 1);
-    Thread stopper = new Thread(writer::stop, "stopper");
-    stopper.start();
-    // stop() marks the writer stopping, then waits for it: release the first batch only then, or
-    // the writer could take the queued item as a batch of its own before it knew.
-    while (stopper.getState() != Thread.State.TIMED_WAITING) {
-      assertTrue(stopper.isAlive(), "stop() returned before the first batch was released");
-      Thread.sleep(1);
-    }
-    releaseFirst.countDown();
-    stopper.join(5_000);
-    assertFalse(stopper.isAlive(), "stop() did not return");
+    CompletableFuture<Thread> caller = new CompletableFuture<>();
+    CompletableFuture<String> interrupted =
+        CompletableFuture.supplyAsync(
+            () -> {
+              caller.complete(Thread.currentThread());
+              return writer.submit(5);
+            },
+            runnable -> new Thread(runnable).start());
+    CompletableFuture<String> after = submit(writer, 6);
+    awaitQueued(writer, 2);
+    caller.get(5, TimeUnit.SECONDS).interrupt();
 
+    ExecutionException failed =
+        assertThrows(ExecutionException.class, () -> interrupted.get(5, TimeUnit.SECONDS));
+    assertTrue(failed.getCause() instanceof IllegalStateException, failed.getCause().toString());
+    awaitQueued(writer, 1);
+    releaseFirst.countDown();
     assertEquals("done 100", first.get(5, TimeUnit.SECONDS));
-    assertEquals("alone 1", queued.get(5, TimeUnit.SECONDS));
-    assertEquals("alone 2", writer.submit(2), "after stop, on the caller's thread");
+    assertEquals("done 6", after.get(5, TimeUnit.SECONDS));
+    assertEquals(List.of(List.of(100), List.of(6)), batches, "5 was never written");
+  }
+
+  @Test
+  void manyCallersEachGetTheirOwnResultOnceAndNoTwoBatchesOverlap() throws Exception {
+    AtomicBoolean inBatch = new AtomicBoolean();
+    List<Integer> written = new CopyOnWriteArrayList<>();
+    BatchWriter<Integer, String> shared =
+        new BatchWriter<>(
+            "shared",
+            8,
+            Comparator.<Integer>naturalOrder(),
+            items -> {
+              assertTrue(inBatch.compareAndSet(false, true), "two batches at once");
+              try {
+                written.addAll(items);
+                Thread.onSpinWait();
+                return items.stream().map(item -> "done " + item).toList();
+              } finally {
+                inBatch.set(false);
+              }
+            },
+            sizes::add);
+    int callers = 16;
+    int each = 500;
+    List<CompletableFuture<Void>> running = new ArrayList<>();
+    for (int c = 0; c < callers; c++) {
+      int base = c * each;
+      running.add(
+          CompletableFuture.runAsync(
+              () -> {
+                for (int i = base; i < base + each; i++) {
+                  assertEquals("done " + i, shared.submit(i));
+                }
+              },
+              runnable -> new Thread(runnable).start()));
+    }
+    CompletableFuture.allOf(running.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+
+    assertEquals(callers * each, written.size(), "each item written once");
+    assertEquals(callers * each, new HashSet<>(written).size());
+    assertTrue(sizes.stream().allMatch(size -> size >= 1 && size <= 8), sizes.toString());
+    assertEquals(0, shared.queued());
   }
 
   @Test

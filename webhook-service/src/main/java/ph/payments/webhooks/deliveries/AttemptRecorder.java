@@ -2,7 +2,6 @@ package ph.payments.webhooks.deliveries;
 
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
-import jakarta.annotation.PreDestroy;
 import jakarta.inject.Singleton;
 import java.time.Clock;
 import java.util.Comparator;
@@ -56,13 +55,8 @@ public class AttemptRecorder {
     return writer.submit(attempt);
   }
 
-  /** Attempts queued and not yet taken by the writer (tests). */
+  /** Attempts queued and not yet taken by a writer (tests). */
   int queued() {
     return writer.queued();
-  }
-
-  @PreDestroy
-  void stop() {
-    writer.stop();
   }
 }
