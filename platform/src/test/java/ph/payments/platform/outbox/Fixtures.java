@@ -203,5 +203,25 @@ public final class Fixtures {
         });
   }
 
+  /**
+   * Inserts the rows {@code ids} of the test table {@code writes} in one multi-row insert and
+   * appends {@code messages}, all in one auto-committed statement ({@link
+   * OutboxWriter#appendAllWith}).
+   */
+  public static void appendAllWithAutoCommitted(
+      Transactions transactions,
+      OutboxWriter writer,
+      List<String> ids,
+      List<OutboxMessage> messages) {
+    transactions.autoCommitted(
+        connection -> {
+          writer.appendAllWith(
+              connection,
+              List.of(OutboxWriter.Insert.rows(ids.stream().map(Fixtures::insertRow).toList())),
+              messages);
+          return null;
+        });
+  }
+
   private Fixtures() {}
 }

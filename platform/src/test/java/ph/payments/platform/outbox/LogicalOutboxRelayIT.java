@@ -124,6 +124,45 @@ class LogicalOutboxRelayIT {
     assertRelayPublishesOnly("together", topic, written);
   }
 
+  /** Rows of one insert and several messages in one statement: emitted in order, or not at all. */
+  @Test
+  void rowsOfOneInsertAndSeveralMessagesAreEmittedTogetherInOrder() throws Exception {
+    String topic = Fixtures.uniqueTopic("logical-group");
+    Fixtures.createWritesTable(database.dataSource());
+    String id = "lg_" + System.nanoTime();
+    List<OutboxMessage> written =
+        List.of(
+            OutboxMessage.of(topic, "k", "test.group", bytes("{\"n\":1}")),
+            OutboxMessage.of(topic, "k", "test.group", bytes("{\"n\":2}")),
+            OutboxMessage.of(topic, "k", "test.group", bytes("{\"n\":3}")));
+    Fixtures.appendAllWithAutoCommitted(
+        transactions, writer, List.of(id + "a", id + "b", id + "c"), written);
+    assertThrows(
+        ph.payments.platform.tx.TransactionFailedException.class,
+        () ->
+            Fixtures.appendAllWithAutoCommitted(
+                transactions,
+                writer,
+                List.of(id + "d", id + "a"),
+                List.of(
+                    OutboxMessage.of(topic, "k", "test.refused", bytes("{}")),
+                    OutboxMessage.of(topic, "k", "test.refused", bytes("{}")))));
+    assertEquals(3, count("SELECT count(*) FROM writes WHERE id LIKE '" + id + "%'"));
+
+    try (LogicalOutboxRelay relay = relay("group", LogicalOutboxRelay.Probe.NONE).start()) {
+      assertEquals(3, Fixtures.readUntil(topic, Duration.ofSeconds(20), r -> r.size() >= 3).size());
+      Thread.sleep(500);
+    }
+    List<ConsumerRecord<String, byte[]>> records =
+        Fixtures.readUntil(topic, Duration.ofSeconds(3), r -> false);
+    assertEquals(
+        written.stream().map(OutboxMessage::messageId).toList(),
+        records.stream().map(r -> KafkaEnvelopes.fromRecord(r).messageId()).toList());
+    assertEquals(
+        "{\"n\":2}",
+        new String(KafkaEnvelopes.fromRecord(records.get(1)).payload(), StandardCharsets.UTF_8));
+  }
+
   /** A guarded write: the row and the message only when the guard wrote. */
   @Test
   void aGuardedWriteAndItsMessageAreWrittenOnlyWhenTheGuardWrites() throws Exception {

@@ -14,6 +14,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -264,6 +265,57 @@ class OutboxRelayIT {
         IllegalArgumentException.class, () -> appendAllAutoCommitted(writer, List.of(), refused));
 
     assertRelayPublishesExactly(settings, topic, written);
+  }
+
+  /**
+   * Rows of one multi-row insert and several messages in one statement ({@link
+   * OutboxWriter#appendAllWith}, how the gateway writes a group of commands): all of them commit
+   * and are published in the order given, or, when one row fails, none is written.
+   */
+  @Test
+  void rowsOfOneInsertAndSeveralMessagesAreWrittenTogetherAndPublishedInOrder() throws Exception {
+    OutboxRelay.Settings settings = Fixtures.settings("group");
+    String topic = Fixtures.uniqueTopic("group");
+    Fixtures.createWritesTable(database.dataSource());
+    OutboxWriter writer = new OutboxWriter(Clock.systemUTC(), settings.channel());
+    String id = "g_" + System.nanoTime();
+    List<OutboxMessage> written = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      written.add(OutboxMessage.of(topic, "k", "test.group", bytes("{\"n\":" + i + "}")));
+    }
+    Fixtures.appendAllWithAutoCommitted(
+        transactions, writer, List.of(id + "a", id + "b", id + "c"), written);
+    assertEquals(
+        3,
+        count("SELECT count(*) FROM writes WHERE id IN (?, ?, ?)", id + "a", id + "b", id + "c"));
+
+    // The second row fails on its key: the first row and both messages are not written.
+    List<OutboxMessage> refused =
+        List.of(
+            OutboxMessage.of(topic, "k", "test.refused", bytes("{}")),
+            OutboxMessage.of(topic, "k", "test.refused", bytes("{}")));
+    assertThrows(
+        ph.payments.platform.tx.TransactionFailedException.class,
+        () ->
+            Fixtures.appendAllWithAutoCommitted(
+                transactions, writer, List.of(id + "d", id + "a"), refused));
+    assertEquals(0, count("SELECT count(*) FROM writes WHERE id = ?", id + "d"));
+    assertFalse(exists(refused.get(0).messageId()));
+    assertFalse(exists(refused.get(1).messageId()));
+    assertThrows(
+        IllegalArgumentException.class,
+        () ->
+            Fixtures.appendAllWithAutoCommitted(
+                transactions, writer, List.of(id + "e"), List.of()));
+    assertThrows(
+        IllegalArgumentException.class,
+        () ->
+            OutboxWriter.Insert.rows(
+                List.of(
+                    Fixtures.insertRow(id + "f"),
+                    new OutboxWriter.Insert("other", "id", "?", (statement, first) -> first))));
+
+    assertRelayPublishesExactly(settings, topic, written.toArray(OutboxMessage[]::new));
   }
 
   private static void appendAllAutoCommitted(
