@@ -200,18 +200,9 @@ public class CommandBus {
    * command's, each is written again on its own.
    */
   public void accept(Command command, String topic) {
-    OutboxMessage message = message(command, topic);
     accepting.submit(
         new Accepted(
-            command,
-            topic,
-            new OutboxMessage(
-                message.messageId(),
-                message.topic(),
-                message.key(),
-                message.type(),
-                message.payload(),
-                MessageContext.withCurrent(message.attributes()))));
+            command, topic, message(command, topic, MessageContext.withCurrent(Map.of()))));
   }
 
   /** Commands queued for a group and not yet taken by a writer (tests). */
@@ -226,26 +217,18 @@ public class CommandBus {
   private record Accepted(Command command, String topic, OutboxMessage message) {}
 
   private List<Boolean> writeGroup(List<Accepted> group) {
+    List<OutboxWriter.Insert> rows =
+        group.stream()
+            .map(accepted -> CommandLog.insertion(accepted.command(), accepted.topic()))
+            .toList();
+    List<OutboxMessage> messages = group.stream().map(Accepted::message).toList();
+    // A group of one is the statement a command alone always had: the same SQL text.
     return MessageContext.detached(
         () ->
             transactions.autoCommitted(
                 connection -> {
-                  List<OutboxMessage> messages = group.stream().map(Accepted::message).toList();
-                  if (group.size() == 1) {
-                    outbox.appendWith(
-                        connection,
-                        CommandLog.insertion(group.get(0).command(), group.get(0).topic()).write(),
-                        messages.get(0));
-                  } else {
-                    List<OutboxWriter.Insert> rows =
-                        group.stream()
-                            .map(
-                                accepted ->
-                                    CommandLog.insertion(accepted.command(), accepted.topic()))
-                            .toList();
-                    outbox.appendAllWith(
-                        connection, List.of(OutboxWriter.Insert.rows(rows)), messages);
-                  }
+                  outbox.appendAllWith(
+                      connection, List.of(OutboxWriter.Insert.rows(rows)), messages);
                   return Collections.nCopies(group.size(), Boolean.TRUE);
                 }));
   }
@@ -292,12 +275,18 @@ public class CommandBus {
   }
 
   private static OutboxMessage message(Command command, String topic) {
+    return message(command, topic, Map.of());
+  }
+
+  private static OutboxMessage message(
+      Command command, String topic, Map<String, String> attributes) {
     return new OutboxMessage(
         command.commandId(),
         topic,
         command.commandId(),
         CommandTypes.messageType(command.type()),
-        Json.toBytes(command));
+        Json.toBytes(command),
+        attributes);
   }
 
   /**

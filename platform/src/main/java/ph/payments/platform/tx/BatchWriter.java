@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.IntConsumer;
@@ -64,7 +63,6 @@ public final class BatchWriter<I, O> {
   private final Work<I, O> work;
   private final IntConsumer batchSizes;
   private final ConcurrentLinkedQueue<Pending<I, O>> queue = new ConcurrentLinkedQueue<>();
-  private final AtomicInteger queued = new AtomicInteger();
   private final ReentrantLock writing = new ReentrantLock();
 
   /**
@@ -130,7 +128,6 @@ public final class BatchWriter<I, O> {
   public O submit(I item) {
     Pending<I, O> pending = new Pending<>(item);
     queue.add(pending);
-    queued.incrementAndGet();
     boolean interrupted = false;
     while (!pending.done()) {
       if (writing.tryLock()) {
@@ -149,7 +146,6 @@ public final class BatchWriter<I, O> {
         if (Thread.interrupted()) {
           interrupted = true;
           if (queue.remove(pending)) {
-            queued.decrementAndGet();
             wakeNextWriter(); // it may have been woken to write
             Thread.currentThread().interrupt();
             throw new IllegalStateException(name + ": interrupted before its batch was written");
@@ -168,7 +164,7 @@ public final class BatchWriter<I, O> {
 
   /** Items queued and not yet taken by a writer (tests). */
   public int queued() {
-    return queued.get();
+    return queue.size();
   }
 
   /**
@@ -189,7 +185,7 @@ public final class BatchWriter<I, O> {
    * @return false when the queue was empty
    */
   private boolean writeNextBatch() {
-    List<Pending<I, O>> batch = new ArrayList<>(Math.min(maxBatch, queued.get()));
+    List<Pending<I, O>> batch = new ArrayList<>();
     Pending<I, O> next;
     while (batch.size() < maxBatch && (next = queue.poll()) != null) {
       batch.add(next);
@@ -197,7 +193,6 @@ public final class BatchWriter<I, O> {
     if (batch.isEmpty()) {
       return false;
     }
-    queued.addAndGet(-batch.size());
     try {
       doBatch(batch);
     } catch (Throwable unexpected) {
