@@ -24,8 +24,8 @@ import ph.payments.platform.outbox.OutboxWriter;
 
 /**
  * Writes {@code payment.succeeded} events into payments-service's event log the way the service
- * does ({@code EventLog.append} in payments-service: the same two statements, the same body, and
- * the service's own {@link OutboxWriter} with its relay's channel), so the relay publishes them and
+ * does ({@code EventLog.append} in payments-service: the same statements, the same body, and the
+ * service's own {@link OutboxWriter} with its relay's channel), so the relay publishes them and
  * ledger-service and webhook-service consume them as they would a real payment's. What it leaves
  * out is the state change itself (the payment row): the pipeline after the commit does not read it.
  * Every event is a new payment of the merchant, copied from a real payment resource.
@@ -120,20 +120,22 @@ final class EventLogWriter {
     event.putObject("data").set("object", payment);
     byte[] body = Json.toBytes(event);
 
-    try (PreparedStatement insert = connection.prepareStatement(INSERT)) {
-      insert.setString(1, Long.toString(txid));
-      insert.setLong(2, seq);
-      insert.setString(3, "payment.succeeded");
-      insert.setString(4, merchantId);
-      insert.setString(5, "test");
-      insert.setString(6, "payment");
-      insert.setString(7, paymentId);
-      insert.setTimestamp(8, Timestamp.from(now));
-      insert.setBytes(9, body);
-      insert.executeUpdate();
-    }
-    outbox.append(
+    outbox.appendWith(
         connection,
+        new OutboxWriter.Write(
+            INSERT,
+            (insert, first) -> {
+              insert.setString(first, Long.toString(txid));
+              insert.setLong(first + 1, seq);
+              insert.setString(first + 2, "payment.succeeded");
+              insert.setString(first + 3, merchantId);
+              insert.setString(first + 4, "test");
+              insert.setString(first + 5, "payment");
+              insert.setString(first + 6, paymentId);
+              insert.setTimestamp(first + 7, Timestamp.from(now));
+              insert.setBytes(first + 8, body);
+              return first + 9;
+            }),
         new OutboxMessage(
             id,
             Topics.EVENTS,

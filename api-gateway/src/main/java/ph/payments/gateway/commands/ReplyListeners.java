@@ -45,7 +45,7 @@ final class ReplyListeners {
   @KafkaListener(
       groupId = RECORDER_GROUP,
       offsetReset = OffsetReset.EARLIEST,
-      offsetStrategy = OffsetStrategy.DISABLED,
+      offsetStrategy = OffsetStrategy.AUTO,
       batch = true)
   static class Recorder implements ConsumerRebalanceListener, ConsumerAware<String, byte[]> {
     private final BatchApplier applier;
@@ -79,7 +79,7 @@ final class ReplyListeners {
           new BatchApplier(
               "command replies",
               transactions,
-              settings,
+              settings.committedByTheConsumer(),
               parked,
               (connection, record, reason) -> false,
               clock);

@@ -2,6 +2,7 @@ package ph.payments.payments.events;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -258,6 +259,71 @@ class EventLogIT {
                 c -> log.find(c, "mer_" + "0".repeat(25) + "4", event.get("id").asText()))
             .isEmpty(),
         "another merchant's event is not found");
+  }
+
+  @Test
+  void theEventAndItsOutboxMessageCommitTogetherOrNotAtAll() throws Exception {
+    String merchant = "mer_" + "0".repeat(25) + "5";
+    EventLog.Subject subject =
+        new EventLog.Subject(
+            merchant, "test", "payment", "pay_out", "pay_out", "https://m.example/h");
+    byte[] body =
+        transactions.inTransaction(
+            c ->
+                log.append(
+                    c,
+                    subject,
+                    "payment.succeeded",
+                    Json.mapper().createObjectNode().put("id", "pay_out")));
+    String id = Json.tree(body).get("id").asText();
+    try (Connection c = database.dataSource().getConnection();
+        var select =
+            c.prepareStatement(
+                "SELECT topic, message_key, message_type, payload, attributes::text"
+                    + " FROM outbox WHERE message_id = ?")) {
+      select.setString(1, id);
+      try (var rs = select.executeQuery()) {
+        assertTrue(rs.next(), "the event's message is in the outbox");
+        assertEquals("payments.events", rs.getString(1));
+        assertEquals("pay_out", rs.getString(2));
+        assertEquals("payment.succeeded", rs.getString(3));
+        assertEquals(new String(body), new String(rs.getBytes(4)), "the stored event, as is");
+        JsonNode attributes = Json.tree(rs.getString(5));
+        assertEquals(merchant, attributes.get("merchant-id").asText());
+        assertEquals("https://m.example/h", attributes.get("webhook-url").asText());
+        assertFalse(rs.next());
+      }
+    }
+
+    // A transaction that appends and then fails leaves neither the event nor its message.
+    String[] rolledBack = new String[1];
+    assertThrows(
+        RuntimeException.class,
+        () ->
+            transactions.inTransaction(
+                c -> {
+                  byte[] b =
+                      log.append(
+                          c,
+                          subject,
+                          "payment.failed",
+                          Json.mapper().createObjectNode().put("id", "pay_out"));
+                  rolledBack[0] = Json.tree(b).get("id").asText();
+                  throw new IllegalStateException("the state change failed");
+                }));
+    try (Connection c = database.dataSource().getConnection();
+        var count =
+            c.prepareStatement(
+                "SELECT (SELECT count(*) FROM outbox WHERE message_id = ?)"
+                    + " + (SELECT count(*) FROM events WHERE merchant_id = ? AND type = ?)")) {
+      count.setString(1, rolledBack[0]);
+      count.setString(2, merchant);
+      count.setString(3, "payment.failed");
+      try (var rs = count.executeQuery()) {
+        rs.next();
+        assertEquals(0, rs.getLong(1));
+      }
+    }
   }
 
   private static String seenLast(List<String> seen) {

@@ -30,7 +30,8 @@ import ph.payments.platform.tx.Transactions;
  * fails; that partition is rewound to the failing record, so the next poll retries it after {@code
  * retryDelay}, while what did apply keeps its committed offset. The effects must be idempotent per
  * record (the inbox): a crash between the database commit and the offset commit redelivers records
- * that already applied.
+ * that already applied. A consumer that commits its own positions ({@link
+ * OffsetCommits#BY_THE_CONSUMER}) commits less often; the same holds.
  *
  * <p><b>Parking.</b> With {@link Settings#maxAttempts()} above zero, a record that fails on its own
  * that many times in a row is parked instead of blocking its partition forever: in one transaction
@@ -87,17 +88,47 @@ public final class BatchApplier {
         throws SQLException;
   }
 
+  /** Who commits the offsets of what applied. */
+  public enum OffsetCommits {
+    /** The applier, without waiting, after each transaction that committed. */
+    AFTER_EACH_TRANSACTION,
+    /**
+     * The consumer itself ({@code enable.auto.commit}, every {@code auto.commit.interval.ms}, at
+     * the start of a poll and before its partitions are revoked): it commits its positions, which
+     * are past what applied and no further, since a poll's records are applied before the next poll
+     * and the applier rewinds a failing partition to its failing record. One offset commit a second
+     * per consumer instead of one per poll; a crash redelivers up to an interval's records, which
+     * the inbox drops.
+     */
+    BY_THE_CONSUMER
+  }
+
   /**
    * @param retryDelay pause before a failing record is tried again
    * @param maxAttempts failures of a record (infrastructure failures not counted) after which it is
    *     parked; 0 never parks
+   * @param offsetCommits who commits the offsets
    */
-  public record Settings(Duration retryDelay, int maxAttempts) {
+  public record Settings(Duration retryDelay, int maxAttempts, OffsetCommits offsetCommits) {
     public Settings {
       Objects.requireNonNull(retryDelay);
+      Objects.requireNonNull(offsetCommits);
       if (maxAttempts < 0) {
         throw new IllegalArgumentException("maxAttempts must not be negative");
       }
+    }
+
+    /** The applier commits after each transaction. */
+    public Settings(Duration retryDelay, int maxAttempts) {
+      this(retryDelay, maxAttempts, OffsetCommits.AFTER_EACH_TRANSACTION);
+    }
+
+    /**
+     * These settings for a consumer that commits its own positions ({@code @KafkaListener(
+     * offsetStrategy = OffsetStrategy.AUTO)}).
+     */
+    public Settings committedByTheConsumer() {
+      return new Settings(retryDelay, maxAttempts, OffsetCommits.BY_THE_CONSUMER);
     }
   }
 
@@ -110,6 +141,7 @@ public final class BatchApplier {
   private final Transactions transactions;
   private final Duration retryDelay;
   private final int maxAttempts;
+  private final OffsetCommits offsetCommits;
   private final ParkedMessages parked;
   private final Parker parker;
   private final Clock clock;
@@ -138,6 +170,7 @@ public final class BatchApplier {
     this.transactions = transactions;
     this.retryDelay = settings.retryDelay();
     this.maxAttempts = settings.maxAttempts();
+    this.offsetCommits = settings.offsetCommits();
     this.parked = parked;
     this.parker = parker;
     this.clock = clock;
@@ -366,6 +399,9 @@ public final class BatchApplier {
    * rebalance) and the inbox drops them. Waiting would hold the next poll for a broker round trip.
    */
   private void commit(Consumer<?, ?> consumer, Map<TopicPartition, OffsetAndMetadata> offsets) {
+    if (offsetCommits == OffsetCommits.BY_THE_CONSUMER) {
+      return;
+    }
     try {
       consumer.commitAsync(
           offsets,

@@ -18,18 +18,18 @@ import ph.payments.platform.tx.Transactions;
 
 /**
  * Consumes the service's command topic ({@code commands.topic}) with {@code commands.threads}
- * consumers (one per partition at most). Each poll is applied in one transaction and its offsets
- * committed after it; a failure is retried on the same record (never skipped: a command is money),
- * and the inbox makes the retry harmless. A command that fails on its own {@code
- * consumers.max-attempts} times is parked with a 500 {@code internal_error} reply saying it was not
- * applied ({@link CommandDispatcher#park}), so it cannot block the commands behind it. See {@link
- * BatchApplier}.
+ * consumers (one per partition at most). Each poll is applied in one transaction and the consumer
+ * commits its offsets once a second after it; a failure is retried on the same record (never
+ * skipped: a command is money), and the inbox makes the retry harmless. A command that fails on its
+ * own {@code consumers.max-attempts} times is parked with a 500 {@code internal_error} reply saying
+ * it was not applied ({@link CommandDispatcher#park}), so it cannot block the commands behind it.
+ * See {@link BatchApplier}.
  */
 @Requires(property = "commands.topic")
 @KafkaListener(
     groupId = "${micronaut.application.name}",
     offsetReset = OffsetReset.EARLIEST,
-    offsetStrategy = OffsetStrategy.DISABLED,
+    offsetStrategy = OffsetStrategy.AUTO,
     batch = true,
     threadsValue = "${commands.threads:3}")
 public class CommandListener {
@@ -48,7 +48,7 @@ public class CommandListener {
         new BatchApplier(
             "commands",
             transactions,
-            settings,
+            settings.committedByTheConsumer(),
             parked,
             (connection, record, reason) -> dispatcher.park(connection, record),
             clock);

@@ -344,6 +344,140 @@ class BatchApplierIT {
     assertEquals(parkedBefore, (long) inTx(parked::unresolved), "nothing parked");
   }
 
+  /**
+   * A consumer that commits its own positions ({@link BatchApplier.OffsetCommits#BY_THE_CONSUMER},
+   * {@code enable.auto.commit}): while a record fails, no commit of its partition passes it,
+   * however many intervals go by; once it applied, the commits reach the end with no poll of new
+   * records (an idle consumer's lag goes to zero); and a second consumer of the group, started from
+   * those commits, is given nothing again that applied.
+   */
+  @Test
+  void aConsumerCommittingItsOwnPositionsNeverCommitsPastARecordThatHasNotApplied()
+      throws Exception {
+    String topic = Fixtures.uniqueTopic("autocommit");
+    List<Envelope> envelopes = new ArrayList<>();
+    for (int i = 0; i < 6; i++) {
+      envelopes.add(
+          new Envelope(
+              IdType.MESSAGE.generate(),
+              "test.auto",
+              "k",
+              java.time.Instant.now(),
+              bytes("a" + i)));
+    }
+    String poison = envelopes.get(3).messageId();
+    try (KafkaProducer<String, byte[]> producer =
+        new KafkaProducer<>(KafkaSettings.producer(TestKafka.bootstrapServers(), "auto-it"))) {
+      for (Envelope envelope : envelopes) {
+        ProducerRecord<String, byte[]> record = KafkaEnvelopes.toRecord(topic, envelope);
+        producer.send(
+            new ProducerRecord<>(topic, 0, record.key(), record.value(), record.headers()));
+      }
+      producer.flush();
+    }
+    TopicPartition p0 = new TopicPartition(topic, 0);
+
+    AtomicInteger poisonAttempts = new AtomicInteger();
+    java.util.concurrent.atomic.AtomicBoolean healed =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    BatchApplier.RecordWork recording = recording("auto-it", null, new AtomicInteger());
+    BatchApplier.RecordWork work =
+        (connection, record) -> {
+          System.err.println(
+              "DEBUG apply offset "
+                  + record.offset()
+                  + " id "
+                  + KafkaEnvelopes.fromRecord(record).messageId().equals(poison));
+          if (KafkaEnvelopes.fromRecord(record).messageId().equals(poison) && !healed.get()) {
+            poisonAttempts.incrementAndGet();
+            throw new IllegalStateException("fails until healed");
+          }
+          recording.apply(connection, record);
+        };
+    BatchApplier applier =
+        new BatchApplier(
+            "auto-it",
+            transactions,
+            new BatchApplier.Settings(Duration.ofMillis(20), 0).committedByTheConsumer(),
+            null,
+            null,
+            Clock.systemUTC());
+
+    Map<String, Object> config = KafkaSettings.consumer(TestKafka.bootstrapServers(), topic);
+    config.put("enable.auto.commit", true);
+    config.put("auto.commit.interval.ms", 100);
+    try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(config)) {
+      consumer.subscribe(List.of(topic));
+      pollUntil(consumer, applier, work, () -> poisonAttempts.get() >= 10, Duration.ofSeconds(30));
+      pollUntil(consumer, applier, work, () -> false, Duration.ofMillis(600)); // 6 intervals more
+      System.err.println(
+          "DEBUG position "
+              + consumer.position(p0)
+              + " committed "
+              + committed(consumer, p0)
+              + " attempts "
+              + poisonAttempts.get());
+      assertEquals(3, applied(topic).size(), "the records before the failing one applied");
+      assertEquals(3, committed(consumer, p0), "committed up to the failing record, not past it");
+
+      healed.set(true);
+      pollUntil(consumer, applier, work, () -> applied(topic).size() >= 6, Duration.ofSeconds(30));
+      pollUntil(
+          consumer, applier, work, () -> committed(consumer, p0) == 6, Duration.ofSeconds(10));
+      assertEquals(6, committed(consumer, p0), "the idle consumer's next polls commit the rest");
+    }
+    try (KafkaConsumer<String, byte[]> next = new KafkaConsumer<>(config)) {
+      next.subscribe(List.of(topic));
+      int given = 0;
+      long until = System.nanoTime() + Duration.ofSeconds(3).toNanos();
+      while (System.nanoTime() < until) {
+        given += next.poll(Duration.ofMillis(200)).count();
+      }
+      assertEquals(0, given, "the group resumes after everything that applied");
+    }
+    assertEquals(
+        envelopes.stream().map(Envelope::messageId).toList(),
+        applied(topic).stream().map(row -> row[1]).toList(),
+        "each applied once, in order");
+  }
+
+  /** An applier whose consumer commits its own positions sends no offset commit of its own. */
+  @Test
+  void anApplierWhoseConsumerCommitsSendsNoCommit() throws Exception {
+    String topic = Fixtures.uniqueTopic("nocommit");
+    TopicPartition p0 = new TopicPartition(topic, 0);
+    List<ConsumerRecord<String, byte[]>> records =
+        List.of(
+            new ConsumerRecord<>(topic, 0, 0, "k", bytes("x")),
+            new ConsumerRecord<>(topic, 0, 1, "k", bytes("y")));
+    BatchApplier.RecordWork work =
+        (connection, record) ->
+            insertApplied(connection, record, new String(record.value(), StandardCharsets.UTF_8));
+    for (BatchApplier.OffsetCommits commits : BatchApplier.OffsetCommits.values()) {
+      BatchApplier applier =
+          new BatchApplier(
+              "nocommit-it",
+              transactions,
+              new BatchApplier.Settings(Duration.ofMillis(1), 0, commits),
+              null,
+              null,
+              Clock.systemUTC());
+      try (org.apache.kafka.clients.consumer.MockConsumer<String, byte[]> consumer =
+          new org.apache.kafka.clients.consumer.MockConsumer<>(
+              org.apache.kafka.clients.consumer.OffsetResetStrategy.EARLIEST)) {
+        consumer.assign(List.of(p0));
+        consumer.updateBeginningOffsets(Map.of(p0, 0L));
+        assertEquals(2, applier.apply(records, consumer, work));
+        OffsetAndMetadata committed = consumer.committed(Set.of(p0)).get(p0);
+        if (commits == BatchApplier.OffsetCommits.BY_THE_CONSUMER) {
+          assertEquals(null, committed, "nothing committed by the applier");
+        } else {
+          assertEquals(2, committed.offset(), "the applier committed after its transaction");
+        }
+      }
+    }
+  }
+
   /** What a handler throws when a service it depends on (the ledger, say) does not answer. */
   private static final class DependencyDown extends RuntimeException implements TransientFailure {
     DependencyDown() {

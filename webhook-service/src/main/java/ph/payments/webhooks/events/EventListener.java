@@ -26,8 +26,9 @@ import ph.payments.webhooks.deliveries.Reservations;
 /**
  * Consumes the event topic ({@code webhooks.events.topic}, {@code payments.events}). Each poll's
  * deliveries are created in one transaction, in a fixed number of statements ({@link
- * FanOut#applyAll}), and its offsets committed after it; a failure is retried on the same record
- * (an event is never skipped), and the inbox makes the retry harmless ({@link BatchApplier}).
+ * FanOut#applyAll}), and the consumer commits its offsets once a second; a failure is retried on
+ * the same record (an event is never skipped), and the inbox makes the retry harmless ({@link
+ * BatchApplier}).
  *
  * <p>The deliveries handed off to this instance ({@link FanOut}) start as soon as the transaction
  * that leased them committed, which the applier tells record by record; the slots reserved by a
@@ -38,7 +39,7 @@ import ph.payments.webhooks.deliveries.Reservations;
 @KafkaListener(
     groupId = "${webhooks.events.group-id}",
     offsetReset = OffsetReset.EARLIEST,
-    offsetStrategy = OffsetStrategy.DISABLED,
+    offsetStrategy = OffsetStrategy.AUTO,
     batch = true)
 public class EventListener {
 
@@ -60,7 +61,12 @@ public class EventListener {
     // deliveries are not created, and the operator sees it in parked_messages.
     this.applier =
         new BatchApplier(
-            NAME, transactions, settings, parked, Parkers.inbox(inbox, FanOut.CONSUMER), clock);
+            NAME,
+            transactions,
+            settings.committedByTheConsumer(),
+            parked,
+            Parkers.inbox(inbox, FanOut.CONSUMER),
+            clock);
     this.fanOut = fanOut;
     this.scheduler = scheduler;
   }

@@ -36,7 +36,7 @@ import ph.payments.platform.tx.Transactions;
 @KafkaListener(
     groupId = "${ledger.events.group-id:ledger-service}",
     offsetReset = OffsetReset.EARLIEST,
-    offsetStrategy = OffsetStrategy.DISABLED,
+    offsetStrategy = OffsetStrategy.AUTO,
     batch = true)
 public class EventsListener {
 
@@ -62,7 +62,7 @@ public class EventsListener {
         new BatchApplier(
             NAME,
             transactions,
-            settings,
+            settings.committedByTheConsumer(),
             parked,
             (connection, record, reason) -> {
               inboxEntry.park(connection, record, reason);

@@ -147,10 +147,13 @@ public class PaymentTestHelpers {
               ErrorCode.INVALID_STATE,
               "The payment is " + payment.status().wire() + "; it cannot change that way.");
         }
-        CommandReply refused =
-            check.refuse(payment, provider.orderStatus(connection, payment.providerRef()));
-        if (refused != null) {
-          return refused;
+        // The merchant's own helpers check nothing: their sandbox order is not read for it.
+        if (check != Check.NONE) {
+          CommandReply refused =
+              check.refuse(payment, provider.orderStatus(connection, payment.providerRef()));
+          if (refused != null) {
+            return refused;
+          }
         }
         try {
           for (SandboxProvider.SignedCallback callback :
