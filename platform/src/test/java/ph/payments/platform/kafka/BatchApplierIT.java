@@ -14,6 +14,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -378,16 +379,10 @@ class BatchApplierIT {
     TopicPartition p0 = new TopicPartition(topic, 0);
 
     AtomicInteger poisonAttempts = new AtomicInteger();
-    java.util.concurrent.atomic.AtomicBoolean healed =
-        new java.util.concurrent.atomic.AtomicBoolean();
+    AtomicBoolean healed = new AtomicBoolean();
     BatchApplier.RecordWork recording = recording("auto-it", null, new AtomicInteger());
     BatchApplier.RecordWork work =
         (connection, record) -> {
-          System.err.println(
-              "DEBUG apply offset "
-                  + record.offset()
-                  + " id "
-                  + KafkaEnvelopes.fromRecord(record).messageId().equals(poison));
           if (KafkaEnvelopes.fromRecord(record).messageId().equals(poison) && !healed.get()) {
             poisonAttempts.incrementAndGet();
             throw new IllegalStateException("fails until healed");
@@ -410,13 +405,6 @@ class BatchApplierIT {
       consumer.subscribe(List.of(topic));
       pollUntil(consumer, applier, work, () -> poisonAttempts.get() >= 10, Duration.ofSeconds(30));
       pollUntil(consumer, applier, work, () -> false, Duration.ofMillis(600)); // 6 intervals more
-      System.err.println(
-          "DEBUG position "
-              + consumer.position(p0)
-              + " committed "
-              + committed(consumer, p0)
-              + " attempts "
-              + poisonAttempts.get());
       assertEquals(3, applied(topic).size(), "the records before the failing one applied");
       assertEquals(3, committed(consumer, p0), "committed up to the failing record, not past it");
 
