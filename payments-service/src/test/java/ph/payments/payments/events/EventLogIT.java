@@ -22,6 +22,7 @@ import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import ph.payments.platform.ids.IdType;
 import ph.payments.platform.json.Json;
 import ph.payments.platform.outbox.OutboxWriter;
 import ph.payments.platform.tx.JdbcTransactions;
@@ -259,6 +260,87 @@ class EventLogIT {
                 c -> log.find(c, "mer_" + "0".repeat(25) + "4", event.get("id").asText()))
             .isEmpty(),
         "another merchant's event is not found");
+  }
+
+  @Test
+  void theDatabaseWritesEventIdsAsJavaDoes() throws Exception {
+    List<long[]> positions = new ArrayList<>();
+    positions.add(new long[] {0, 0});
+    positions.add(new long[] {1, 31});
+    positions.add(new long[] {32, 1L << 32});
+    positions.add(new long[] {(1L << 60) - 1, 1L << 60});
+    positions.add(new long[] {Long.MAX_VALUE, Long.MAX_VALUE - 1});
+    for (int i = 0; i < 200; i++) {
+      positions.add(
+          new long[] {
+            ThreadLocalRandom.current().nextLong(0, Long.MAX_VALUE),
+            ThreadLocalRandom.current().nextLong(0, 1L << ThreadLocalRandom.current().nextInt(63))
+          });
+    }
+    try (Connection c = database.dataSource().getConnection();
+        var select = c.prepareStatement("SELECT event_id(?, ?)")) {
+      for (long[] position : positions) {
+        select.setLong(1, position[0]);
+        select.setLong(2, position[1]);
+        try (var rs = select.executeQuery()) {
+          rs.next();
+          assertEquals(IdType.eventId(position[0], position[1]), rs.getString(1));
+        }
+      }
+    }
+  }
+
+  @Test
+  void anEventsIdIsItsPositionAndItsBodyAndMessageCarryIt() {
+    String merchant = "mer_" + "0".repeat(25) + "6";
+    long[] transaction = new long[1];
+    List<byte[]> bodies =
+        transactions.inTransaction(
+            c -> {
+              List<byte[]> appended = new ArrayList<>();
+              for (String type : List.of("payment.processing", "payment.succeeded")) {
+                appended.add(
+                    log.append(
+                        c,
+                        new EventLog.Subject(merchant, "test", "payment", "pay_pos", "pay_pos"),
+                        type,
+                        Json.mapper().createObjectNode().put("id", "pay_pos")));
+              }
+              try (var rs =
+                  c.createStatement().executeQuery("SELECT pg_current_xact_id()::text::bigint")) {
+                rs.next();
+                transaction[0] = rs.getLong(1);
+              }
+              return appended;
+            });
+    List<String> ids = new ArrayList<>();
+    try (Connection c = database.dataSource().getConnection();
+        var select =
+            c.prepareStatement(
+                "SELECT e.txid::text::bigint, e.seq, e.body, o.message_id, o.payload"
+                    + " FROM events e JOIN outbox o ON o.message_id = event_id(e.txid::text::bigint,"
+                    + " e.seq) WHERE e.merchant_id = ? ORDER BY e.txid, e.seq")) {
+      select.setString(1, merchant);
+      try (var rs = select.executeQuery()) {
+        long previous = -1;
+        for (byte[] appended : bodies) {
+          assertTrue(rs.next(), "each event has its row and its message");
+          assertEquals(transaction[0], rs.getLong(1), "the writing transaction");
+          assertTrue(rs.getLong(2) > previous, "sequence numbers rise within a transaction");
+          previous = rs.getLong(2);
+          String id = IdType.eventId(rs.getLong(1), rs.getLong(2));
+          assertEquals(id, Json.tree(rs.getBytes(3)).get("id").asText(), "the body's id");
+          assertEquals(id, rs.getString(4), "the message's id");
+          assertEquals(new String(appended), new String(rs.getBytes(3)), "returned as stored");
+          assertEquals(new String(appended), new String(rs.getBytes(5)), "published as stored");
+          ids.add(id);
+        }
+        assertFalse(rs.next());
+      }
+    } catch (java.sql.SQLException e) {
+      throw new IllegalStateException(e);
+    }
+    assertEquals(2, new HashSet<>(ids).size());
   }
 
   @Test

@@ -305,6 +305,88 @@ public final class OutboxWriter {
     }
   }
 
+  /**
+   * What a message is, apart from its id and payload: for {@link #appendReturned}, where the
+   * database makes those.
+   */
+  public record Header(String topic, String key, String type, Map<String, String> attributes) {
+
+    OutboxMessage with(String messageId, byte[] payload) {
+      return new OutboxMessage(messageId, topic, key, type, payload, attributes);
+    }
+  }
+
+  /**
+   * Runs {@code write}, whose {@code RETURNING} gives one row with the columns {@code message_id}
+   * and {@code payload}, and appends the message of that id and payload with {@code header}'s
+   * topic, key, type and attributes: for a message whose id only the database can make (the event
+   * log's: the writing transaction and a sequence number). For the table outbox it is one
+   * statement, atomic by itself; the logical outbox takes two round trips, the write and then the
+   * message, in the caller's transaction.
+   *
+   * @return the message as appended
+   * @throws IllegalStateException when the write returned no row, or several
+   */
+  public OutboxMessage appendReturned(Connection connection, Write write, Header header)
+      throws SQLException {
+    if (logical) {
+      Transactions.requireTransaction(connection);
+      OutboxMessage message;
+      try (PreparedStatement statement = connection.prepareStatement(write.sql())) {
+        write.parameters().set(statement, 1);
+        try (ResultSet returned = statement.executeQuery()) {
+          message = header.with(oneRow(returned, "message_id"), returned.getBytes("payload"));
+          requireNoMore(returned);
+        }
+      }
+      append(connection, message);
+      return message;
+    }
+    String sql =
+        "WITH w AS ("
+            + write.sql()
+            + "), m AS (INSERT INTO outbox ("
+            + COLUMNS
+            + ") SELECT w.message_id, ?, ?, ?, w.payload, ?, ?::json FROM w)"
+            + " SELECT w.message_id, w.payload, CASE WHEN ? THEN pg_notify(?, '') END FROM w";
+    boolean polling;
+    OutboxMessage message;
+    try (PreparedStatement statement = connection.prepareStatement(sql)) {
+      int next = write.parameters().set(statement, 1);
+      statement.setString(next, header.topic());
+      statement.setString(next + 1, header.key());
+      statement.setString(next + 2, header.type());
+      statement.setTimestamp(next + 3, Timestamp.from(clock.instant()));
+      Map<String, String> attributes = MessageContext.withCurrent(header.attributes());
+      statement.setString(next + 4, attributes.isEmpty() ? null : Json.toText(attributes));
+      // CASE evaluates only the branch it takes: no notification while the relay polls anyway.
+      polling = activity.relayPolling();
+      statement.setBoolean(next + 5, !polling);
+      statement.setString(next + 6, channel);
+      try (ResultSet returned = statement.executeQuery()) {
+        message = header.with(oneRow(returned, "message_id"), returned.getBytes("payload"));
+        requireNoMore(returned);
+      }
+    }
+    if (polling) {
+      ringAfterCommit();
+    }
+    return message;
+  }
+
+  private static String oneRow(ResultSet returned, String column) throws SQLException {
+    if (!returned.next()) {
+      throw new IllegalStateException("the write returned no message");
+    }
+    return returned.getString(column);
+  }
+
+  private static void requireNoMore(ResultSet returned) throws SQLException {
+    if (returned.next()) {
+      throw new IllegalStateException("the write returned more than one message");
+    }
+  }
+
   /** Sets the parameters of {@code writes}, in order, from 1; returns the index after the last. */
   private static int setAll(PreparedStatement statement, List<Write> writes) throws SQLException {
     int next = 1;
