@@ -205,6 +205,52 @@ class PaymentFlowIT implements TestPropertyProvider {
   }
 
   @Test
+  void aCallbackForNoKnownOrderIsRecordedAndIgnoredOnce() throws Exception {
+    byte[] body =
+        Json.toBytes(
+            new ProviderCallback(
+                "cb_stray_" + System.nanoTime(),
+                ProviderCallback.CAPTURED,
+                "ord_nobody_" + System.nanoTime(),
+                null,
+                null));
+    String signature = CallbackSignatures.sign(CALLBACK_SECRET.getBytes(), body, clock.instant());
+    HttpResponse<String> first = callback("sandbox_ewallet1", body, signature);
+    assertEquals(200, first.statusCode(), first.body());
+    assertTrue(first.body().contains("ignored"), first.body());
+    HttpResponse<String> second = callback("sandbox_ewallet1", body, signature);
+    assertTrue(second.body().contains("duplicate"), second.body());
+  }
+
+  @Test
+  void theSandboxMovesAnOrderOnlyFromWhereItMayAndARefusalMovesNothing() {
+    // succeed from pending: the provider reports paid, then captured.
+    String direct =
+        create("test", "{\"amount\":120,\"method\":\"ewallet1\"}").body().get("id").asText();
+    assertEquals("succeeded", helper("succeed", direct).body().get("status").asText());
+    assertEquals(List.of("payment.processing", "payment.succeeded"), timeline(direct));
+
+    // process twice: the order is paid already, so the second is refused and changes nothing.
+    String twice =
+        create("test", "{\"amount\":120,\"method\":\"ewallet1\"}").body().get("id").asText();
+    assertEquals("processing", helper("process", twice).body().get("status").asText());
+    CommandReply refused = helper("process", twice);
+    assertEquals(400, refused.status());
+    assertEquals("invalid_state", refused.body().at("/error/code").asText());
+    assertTrue(
+        refused
+            .body()
+            .at("/error/message")
+            .asText()
+            .contains("only a new order can be paid (sandbox order is paid)"),
+        refused.body().toString());
+    assertEquals(List.of("payment.processing"), timeline(twice));
+    // Captured from paid: no second paid report.
+    assertEquals("succeeded", helper("succeed", twice).body().get("status").asText());
+    assertEquals(List.of("payment.processing", "payment.succeeded"), timeline(twice));
+  }
+
+  @Test
   void testHelpersMoveThePaymentThroughTheProvidersCallbacks() {
     String id =
         create("test", "{\"amount\":200,\"method\":\"rail1_qr\"}").body().get("id").asText();
