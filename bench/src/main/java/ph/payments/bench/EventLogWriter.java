@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.math.BigDecimal;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.time.Clock;
@@ -13,8 +15,10 @@ import java.util.List;
 import java.util.Map;
 import ph.payments.contracts.Envelope;
 import ph.payments.contracts.Topics;
+import ph.payments.platform.ids.EventId;
 import ph.payments.platform.ids.IdType;
 import ph.payments.platform.json.Json;
+import ph.payments.platform.outbox.OutboxMessage;
 import ph.payments.platform.outbox.OutboxRelay;
 import ph.payments.platform.outbox.OutboxWriter;
 
@@ -31,23 +35,11 @@ final class EventLogWriter {
   /** An event written: its id and when its transaction's commit returned. */
   record Written(String eventId, long committedNanos) {}
 
-  /** A stand-in id of the event id's length, which the insert overwrites with the event's own. */
-  private static final String PLACEHOLDER = IdType.eventId(0, 0);
-
-  /** Where the id starts in the body: the event's first field. */
-  private static final int ID_OFFSET = "{\"id\":\"".length();
-
+  private static final String NEXT =
+      "SELECT pg_current_xact_id()::text::bigint, nextval('events_seq')";
   private static final String INSERT =
       "INSERT INTO events (txid, seq, type, merchant_id, environment, resource_type,"
-          + " resource_id, created_at, body)"
-          + " SELECT p.txid, p.seq, ?, ?, ?, ?, ?, ?, overlay(?::bytea PLACING"
-          + " convert_to(event_id(p.txid::text::bigint, p.seq), 'UTF8') FROM "
-          + (ID_OFFSET + 1)
-          + " FOR "
-          + PLACEHOLDER.length()
-          + ")"
-          + " FROM (SELECT pg_current_xact_id() AS txid, nextval('events_seq') AS seq) p"
-          + " RETURNING event_id(txid::text::bigint, seq) AS message_id, body AS payload";
+          + " resource_id, created_at, body) VALUES (?::xid8, ?, ?, ?, ?, ?, ?, ?, ?)";
 
   private final String jdbcUrl;
   private final String merchantId;
@@ -99,6 +91,14 @@ final class EventLogWriter {
   }
 
   private String append(Connection connection) throws SQLException {
+    long txid;
+    long seq;
+    try (PreparedStatement next = connection.prepareStatement(NEXT);
+        ResultSet rs = next.executeQuery()) {
+      rs.next();
+      txid = rs.getLong(1);
+      seq = rs.getLong(2);
+    }
     Instant now = clock.instant();
     String paymentId = IdType.PAYMENT.generate();
     ObjectNode payment = paymentTemplate.deepCopy();
@@ -110,8 +110,9 @@ final class EventLogWriter {
     payment.put("succeeded_at", now.getEpochSecond());
     payment.put("created", now.getEpochSecond());
 
+    String id = EventId.of(txid, seq).value();
     ObjectNode event = Json.mapper().createObjectNode();
-    event.put("id", PLACEHOLDER);
+    event.put("id", id);
     event.put("object", "event");
     event.put("type", "payment.succeeded");
     event.put("environment", "test");
@@ -119,26 +120,29 @@ final class EventLogWriter {
     event.putObject("data").set("object", payment);
     byte[] body = Json.toBytes(event);
 
-    return outbox
-        .appendReturned(
-            connection,
-            new OutboxWriter.Write(
-                INSERT,
-                (insert, first) -> {
-                  insert.setString(first, "payment.succeeded");
-                  insert.setString(first + 1, merchantId);
-                  insert.setString(first + 2, "test");
-                  insert.setString(first + 3, "payment");
-                  insert.setString(first + 4, paymentId);
-                  insert.setTimestamp(first + 5, Timestamp.from(now));
-                  insert.setBytes(first + 6, body);
-                  return first + 7;
-                }),
-            new OutboxWriter.Header(
-                Topics.EVENTS,
-                paymentId,
-                "payment.succeeded",
-                Map.of(Envelope.ATTRIBUTE_MERCHANT_ID, merchantId)))
-        .messageId();
+    outbox.appendWith(
+        connection,
+        new OutboxWriter.Write(
+            INSERT,
+            (insert, first) -> {
+              insert.setString(first, Long.toString(txid));
+              insert.setLong(first + 1, seq);
+              insert.setString(first + 2, "payment.succeeded");
+              insert.setString(first + 3, merchantId);
+              insert.setString(first + 4, "test");
+              insert.setString(first + 5, "payment");
+              insert.setString(first + 6, paymentId);
+              insert.setTimestamp(first + 7, Timestamp.from(now));
+              insert.setBytes(first + 8, body);
+              return first + 9;
+            }),
+        new OutboxMessage(
+            id,
+            Topics.EVENTS,
+            paymentId,
+            "payment.succeeded",
+            body,
+            Map.of(Envelope.ATTRIBUTE_MERCHANT_ID, merchantId)));
+    return id;
   }
 }

@@ -3,7 +3,6 @@ package ph.payments.payments.events;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import jakarta.inject.Singleton;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -12,13 +11,13 @@ import java.sql.Timestamp;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import ph.payments.contracts.Envelope;
 import ph.payments.contracts.Topics;
+import ph.payments.platform.ids.EventId;
 import ph.payments.platform.ids.IdType;
 import ph.payments.platform.json.Json;
 import ph.payments.platform.outbox.OutboxMessage;
@@ -51,28 +50,9 @@ import ph.payments.platform.tx.Transactions;
 @Singleton
 public class EventLog {
 
-  /** The id the body carries until the statement writes the event's own in its place. */
-  static final String PLACEHOLDER = IdType.eventId(0, 0);
-
-  /** Where the id starts in every body: the event's first field ({@link #body}). */
-  private static final int ID_OFFSET = "{\"id\":\"".length();
-
-  /**
-   * The event's row, with its position taken and its id written into its body, returning the id and
-   * the body for the outbox ({@link OutboxWriter#appendReturned}).
-   */
   private static final String INSERT =
       "INSERT INTO events (txid, seq, type, merchant_id, environment, resource_type,"
-          + " resource_id, created_at, body)"
-          + " SELECT p.txid, p.seq, ?, ?, ?, ?, ?, ?, overlay(?::bytea PLACING"
-          + " convert_to(event_id(p.txid::text::bigint, p.seq), 'UTF8') FROM "
-          + (ID_OFFSET + 1)
-          + " FOR "
-          + PLACEHOLDER.length()
-          + ")"
-          // pg_current_xact_id() gives this transaction its id now if it has none yet.
-          + " FROM (SELECT pg_current_xact_id() AS txid, nextval('events_seq') AS seq) p"
-          + " RETURNING event_id(txid::text::bigint, seq) AS message_id, body AS payload";
+          + " resource_id, created_at, body) VALUES (?::xid8, ?, ?, ?, ?, ?, ?, ?, ?)";
 
   /** The oldest transaction id still in flight in this database, or the next one to start. */
   static final String HORIZON =
@@ -127,52 +107,51 @@ public class EventLog {
   public byte[] append(Connection connection, Subject subject, String type, JsonNode resource)
       throws SQLException {
     Transactions.requireTransaction(connection);
+    long txid;
+    long seq;
+    // pg_current_xact_id() gives this transaction its id now if it has none yet.
+    try (PreparedStatement next =
+            connection.prepareStatement(
+                "SELECT pg_current_xact_id()::text::bigint, nextval('events_seq')");
+        ResultSet rs = next.executeQuery()) {
+      rs.next();
+      txid = rs.getLong(1);
+      seq = rs.getLong(2);
+    }
     Instant now = clock.instant();
+    String id = EventId.of(txid, seq).value();
+    ObjectNode event = Json.mapper().createObjectNode();
+    event.put("id", id);
+    event.put("object", "event");
+    event.put("type", type);
+    event.put("environment", subject.environment());
+    event.put("created", now.getEpochSecond());
+    event.putObject("data").set("object", resource);
+    byte[] body = Json.toBytes(event);
+
     Map<String, String> attributes = new HashMap<>();
     attributes.put(Envelope.ATTRIBUTE_MERCHANT_ID, subject.merchantId());
     if (subject.webhookUrl() != null) {
       attributes.put(ATTRIBUTE_WEBHOOK_URL, subject.webhookUrl());
     }
-    OutboxWriter.Header header =
-        new OutboxWriter.Header(Topics.EVENTS, subject.key(), type, attributes);
-    // The body with a stand-in id of the same length, which the statement overwrites with the
-    // event's own: its position, (this transaction's id, the next sequence number), is known
-    // only in the database. The event's row, its id and its outbox message take one round trip.
-    byte[] body = body(PLACEHOLDER, type, subject.environment(), now, resource);
-    OutboxMessage appended =
-        outbox.appendReturned(
-            connection,
-            new OutboxWriter.Write(
-                INSERT,
-                (insert, first) -> {
-                  insert.setString(first, type);
-                  insert.setString(first + 1, subject.merchantId());
-                  insert.setString(first + 2, subject.environment());
-                  insert.setString(first + 3, subject.resourceType());
-                  insert.setString(first + 4, subject.resourceId());
-                  insert.setTimestamp(first + 5, Timestamp.from(now));
-                  insert.setBytes(first + 6, body);
-                  return first + 7;
-                }),
-            header);
-    return appended.payload();
-  }
-
-  /** An event's body, as stored and delivered: its id first (at {@link #ID_OFFSET}). */
-  private static byte[] body(
-      String id, String type, String environment, Instant created, JsonNode resource) {
-    ObjectNode event = Json.mapper().createObjectNode();
-    event.put("id", id);
-    event.put("object", "event");
-    event.put("type", type);
-    event.put("environment", environment);
-    event.put("created", created.getEpochSecond());
-    event.putObject("data").set("object", resource);
-    byte[] body = Json.toBytes(event);
-    byte[] idBytes = id.getBytes(StandardCharsets.US_ASCII);
-    if (!Arrays.equals(body, ID_OFFSET, ID_OFFSET + idBytes.length, idBytes, 0, idBytes.length)) {
-      throw new IllegalStateException("an event body must start with its id");
-    }
+    // The event's row and its outbox message in one statement: one round trip, not two.
+    outbox.appendWith(
+        connection,
+        new OutboxWriter.Write(
+            INSERT,
+            (insert, first) -> {
+              insert.setString(first, Long.toString(txid));
+              insert.setLong(first + 1, seq);
+              insert.setString(first + 2, type);
+              insert.setString(first + 3, subject.merchantId());
+              insert.setString(first + 4, subject.environment());
+              insert.setString(first + 5, subject.resourceType());
+              insert.setString(first + 6, subject.resourceId());
+              insert.setTimestamp(first + 7, Timestamp.from(now));
+              insert.setBytes(first + 8, body);
+              return first + 9;
+            }),
+        new OutboxMessage(id, Topics.EVENTS, subject.key(), type, body, attributes));
     return body;
   }
 

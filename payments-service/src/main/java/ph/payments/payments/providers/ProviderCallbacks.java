@@ -3,7 +3,6 @@ package ph.payments.payments.providers;
 import jakarta.inject.Singleton;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.time.Clock;
@@ -17,7 +16,6 @@ import ph.payments.payments.payments.persistence.JdbcPayments;
 import ph.payments.payments.payouts.application.PayoutReports;
 import ph.payments.payments.refunds.application.RefundReports;
 import ph.payments.platform.json.Json;
-import ph.payments.platform.outbox.OutboxWriter;
 import ph.payments.platform.tx.Transactions;
 
 /**
@@ -80,28 +78,22 @@ public class ProviderCallbacks {
       throw new InvalidSignature();
     }
     ProviderCallback callback = Json.fromBytes(body, ProviderCallback.class);
-    String type = callback.type() == null ? "" : callback.type();
-    if (type.startsWith("refund.") || type.startsWith("payout.")) {
-      if (!firstDelivery(connection, provider.name(), callback.id())) {
-        return Outcome.DUPLICATE;
-      }
-      boolean applied =
-          type.startsWith("refund.")
-              ? refunds.apply(connection, provider.name(), callback)
-              : payouts.apply(connection, provider.name(), callback);
-      return applied ? Outcome.APPLIED : Outcome.IGNORED;
-    }
-    // A payment's callback: its first delivery recorded and its payment locked in one statement.
-    JdbcPayments.LockedAfter delivery =
-        payments.lockByProviderRefAfter(
-            connection,
-            firstDeliveryRecord(provider.name(), callback.id()),
-            provider.name(),
-            callback.providerRef());
-    if (!delivery.written()) {
+    if (!firstDelivery(connection, provider.name(), callback.id())) {
       return Outcome.DUPLICATE;
     }
-    Optional<Payment> found = delivery.payment();
+    String type = callback.type() == null ? "" : callback.type();
+    if (type.startsWith("refund.")) {
+      return refunds.apply(connection, provider.name(), callback)
+          ? Outcome.APPLIED
+          : Outcome.IGNORED;
+    }
+    if (type.startsWith("payout.")) {
+      return payouts.apply(connection, provider.name(), callback)
+          ? Outcome.APPLIED
+          : Outcome.IGNORED;
+    }
+    Optional<Payment> found =
+        payments.lockByProviderRef(connection, provider.name(), callback.providerRef());
     if (found.isEmpty()) {
       log.warn(
           "{} callback {} for unknown order {}",
@@ -141,26 +133,14 @@ public class ProviderCallbacks {
 
   private boolean firstDelivery(Connection connection, String provider, String callbackId)
       throws SQLException {
-    OutboxWriter.Write record = firstDeliveryRecord(provider, callbackId);
-    try (PreparedStatement insert = connection.prepareStatement(record.sql())) {
-      record.parameters().set(insert, 1);
-      try (ResultSet recorded = insert.executeQuery()) {
-        return recorded.next();
-      }
+    try (PreparedStatement insert =
+        connection.prepareStatement(
+            "INSERT INTO provider_callbacks (provider, callback_id, received_at) VALUES (?, ?, ?)"
+                + " ON CONFLICT DO NOTHING")) {
+      insert.setString(1, provider);
+      insert.setString(2, callbackId);
+      insert.setTimestamp(3, Timestamp.from(clock.instant()));
+      return insert.executeUpdate() == 1;
     }
-  }
-
-  /** Records a callback's id; returns a row only when it was not recorded before. */
-  private OutboxWriter.Write firstDeliveryRecord(String provider, String callbackId) {
-    Timestamp receivedAt = Timestamp.from(clock.instant());
-    return new OutboxWriter.Write(
-        "INSERT INTO provider_callbacks (provider, callback_id, received_at) VALUES (?, ?, ?)"
-            + " ON CONFLICT DO NOTHING RETURNING 1",
-        (insert, first) -> {
-          insert.setString(first, provider);
-          insert.setString(first + 1, callbackId);
-          insert.setTimestamp(first + 2, receivedAt);
-          return first + 3;
-        });
   }
 }

@@ -147,31 +147,6 @@ public final class Fixtures {
   }
 
   /**
-   * A row of the test table {@code writes} whose message the database names, for {@link
-   * OutboxWriter#appendReturned}: id {@code msg_} + {@code id}, payload {@code {"w":"id"}}. A
-   * second write of one id fails on the primary key.
-   */
-  public static OutboxWriter.Write returningWrite(String id) {
-    return new OutboxWriter.Write(
-        "INSERT INTO writes (id) VALUES (?) RETURNING 'msg_' || id AS message_id,"
-            + " convert_to('{\"w\":\"' || id || '\"}', 'UTF8') AS payload",
-        (statement, first) -> {
-          statement.setString(first, id);
-          return first + 1;
-        });
-  }
-
-  /** {@link OutboxWriter#appendReturned} in a transaction of its own. */
-  public static OutboxMessage appendReturnedInTransaction(
-      Transactions transactions,
-      OutboxWriter writer,
-      OutboxWriter.Write write,
-      OutboxWriter.Header header) {
-    return transactions.inTransaction(
-        connection -> writer.appendReturned(connection, write, header));
-  }
-
-  /**
    * A guard for {@link OutboxWriter#appendGuarded}: claims {@code id} in the test table {@code
    * writes} and returns a row only when the claim is new, as an idempotency claim does.
    */

@@ -163,32 +163,6 @@ class LogicalOutboxRelayIT {
         new String(KafkaEnvelopes.fromRecord(records.get(1)).payload(), StandardCharsets.UTF_8));
   }
 
-  /** A message whose id and payload its write returns: emitted with them, or not at all. */
-  @Test
-  void aMessageNamedByItsWriteIsEmittedWithItOrNotAtAll() throws Exception {
-    String topic = Fixtures.uniqueTopic("logical-returned");
-    Fixtures.createWritesTable(database.dataSource());
-    String id = "lr_" + System.nanoTime();
-    OutboxWriter.Header header =
-        new OutboxWriter.Header(topic, "k", "test.returned", Map.of("merchant-id", "mer_r"));
-    OutboxMessage written =
-        Fixtures.appendReturnedInTransaction(
-            transactions, writer, Fixtures.returningWrite(id), header);
-    assertEquals("msg_" + id, written.messageId());
-    assertThrows(
-        ph.payments.platform.tx.TransactionFailedException.class,
-        () ->
-            Fixtures.appendReturnedInTransaction(
-                transactions, writer, Fixtures.returningWrite(id), header));
-
-    assertRelayPublishesOnly("returned", topic, written);
-    List<ConsumerRecord<String, byte[]>> records =
-        Fixtures.readUntil(topic, Duration.ofSeconds(3), r -> false);
-    Envelope received = KafkaEnvelopes.fromRecord(records.get(0));
-    assertEquals("{\"w\":\"" + id + "\"}", new String(received.payload(), StandardCharsets.UTF_8));
-    assertEquals("mer_r", received.attribute(Envelope.ATTRIBUTE_MERCHANT_ID));
-  }
-
   /** A guarded write: the row and the message only when the guard wrote. */
   @Test
   void aGuardedWriteAndItsMessageAreWrittenOnlyWhenTheGuardWrites() throws Exception {

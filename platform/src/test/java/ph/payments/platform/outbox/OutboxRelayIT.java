@@ -230,59 +230,6 @@ class OutboxRelayIT {
     assertRelayPublishesExactly(settings, topic, written, quiet);
   }
 
-  /** A message whose id and payload its write returns: written with them, or not at all. */
-  @Test
-  void aMessageNamedByItsWriteIsWrittenWithItOrNotAtAll() throws Exception {
-    OutboxRelay.Settings settings = Fixtures.settings("returned");
-    String topic = Fixtures.uniqueTopic("returned");
-    Fixtures.createWritesTable(database.dataSource());
-    OutboxWriter writer = new OutboxWriter(Clock.systemUTC(), settings.channel());
-    String id = "r_" + System.nanoTime();
-    OutboxWriter.Header header =
-        new OutboxWriter.Header(topic, "k", "test.returned", Map.of("merchant-id", "mer_r"));
-
-    OutboxMessage written =
-        Fixtures.appendReturnedInTransaction(
-            transactions, writer, Fixtures.returningWrite(id), header);
-    assertEquals("msg_" + id, written.messageId());
-    assertEquals("{\"w\":\"" + id + "\"}", new String(written.payload(), StandardCharsets.UTF_8));
-    assertTrue(exists(written.messageId()));
-    assertEquals(
-        1,
-        count(
-            "SELECT count(*) FROM outbox WHERE message_id = ? AND message_key = 'k'"
-                + " AND message_type = 'test.returned' AND convert_from(payload, 'UTF8') = ?"
-                + " AND attributes->>'merchant-id' = 'mer_r'",
-            written.messageId(),
-            new String(written.payload(), StandardCharsets.UTF_8)));
-
-    // The same write again fails on its key: no message either.
-    assertThrows(
-        ph.payments.platform.tx.TransactionFailedException.class,
-        () ->
-            Fixtures.appendReturnedInTransaction(
-                transactions, writer, Fixtures.returningWrite(id), header));
-    // A write that names no message is refused, and its transaction leaves nothing.
-    String none = "r_none_" + System.nanoTime();
-    assertThrows(
-        IllegalStateException.class,
-        () ->
-            Fixtures.appendReturnedInTransaction(
-                transactions,
-                writer,
-                new OutboxWriter.Write(
-                    "INSERT INTO writes (id) SELECT ? WHERE false RETURNING id AS message_id,"
-                        + " ''::bytea AS payload",
-                    (statement, first) -> {
-                      statement.setString(first, none);
-                      return first + 1;
-                    }),
-                header));
-    assertEquals(1, count("SELECT count(*) FROM outbox WHERE message_id LIKE ?", "msg_" + id));
-
-    assertRelayPublishesExactly(settings, topic, written);
-  }
-
   /**
    * Several writes and a message in one statement ({@link OutboxWriter#appendWith(Connection, List,
    * OutboxMessage)}, how an owner's last writes go with its reply): run auto-committed, a failing

@@ -117,37 +117,17 @@ public class JdbcPayments {
     return one(connection, "SELECT " + COLUMNS + " FROM payments WHERE checkout_token = ?", token);
   }
 
-  /**
-   * What {@link #lockByProviderRefAfter} found: whether its write returned a row, and the payment.
-   */
-  public record LockedAfter(boolean written, Optional<Payment> payment) {}
-
-  /**
-   * Runs {@code write} (a data-modifying statement with {@code RETURNING}, e.g. a callback's
-   * first-delivery record) and locks the payment of {@code ref} at {@code provider}, in one
-   * statement: one round trip for both. Both happen whatever the other finds; the payment stays
-   * locked for the rest of the transaction.
-   */
-  public LockedAfter lockByProviderRefAfter(
-      Connection connection, OutboxWriter.Write write, String provider, String ref)
+  public Optional<Payment> lockByProviderRef(Connection connection, String provider, String ref)
       throws SQLException {
     try (PreparedStatement select =
         connection.prepareStatement(
-            "WITH w AS ("
-                + write.sql()
-                + "), p AS (SELECT "
+            "SELECT "
                 + COLUMNS
-                + " FROM payments WHERE provider = ? AND provider_ref = ? FOR UPDATE)"
-                + " SELECT EXISTS (SELECT 1 FROM w) AS written, p.* FROM (SELECT) one"
-                + " LEFT JOIN p ON true")) {
-      int next = write.parameters().set(select, 1);
-      select.setString(next, provider);
-      select.setString(next + 1, ref);
+                + " FROM payments WHERE provider = ? AND provider_ref = ? FOR UPDATE")) {
+      select.setString(1, provider);
+      select.setString(2, ref);
       try (ResultSet rs = select.executeQuery()) {
-        rs.next();
-        boolean written = rs.getBoolean("written");
-        return new LockedAfter(
-            written, rs.getString("id") == null ? Optional.empty() : Optional.of(read(rs)));
+        return rs.next() ? Optional.of(read(rs)) : Optional.empty();
       }
     }
   }

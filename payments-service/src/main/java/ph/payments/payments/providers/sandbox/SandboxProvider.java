@@ -318,31 +318,38 @@ public final class SandboxProvider implements ProviderAdapter {
   public List<SignedCallback> simulate(
       Connection connection, String providerRef, Action action, Decline decline)
       throws SQLException {
+    String status = lockStatus(connection, providerRef);
     List<SignedCallback> callbacks = new ArrayList<>();
     switch (action) {
       case PAY -> {
-        move(connection, providerRef, MOVABLE_BY_PAY, "paid", "only a new order can be paid");
+        require(status.equals("created"), "only a new order can be paid", status);
+        move(connection, providerRef, "paid");
         callbacks.add(callback(providerRef, ProviderCallback.PAID, null, null));
       }
       case CAPTURE -> {
-        String was = move(connection, providerRef, OPEN, "captured", "nothing to capture");
-        if (!was.equals("paid")) {
+        require(
+            status.equals("created") || status.equals("paid") || status.equals("challenge"),
+            "nothing to capture",
+            status);
+        if (!status.equals("paid")) {
           callbacks.add(callback(providerRef, ProviderCallback.PAID, null, null));
         }
+        move(connection, providerRef, "captured");
         callbacks.add(callback(providerRef, ProviderCallback.CAPTURED, null, null));
       }
       case DECLINE -> {
-        move(connection, providerRef, OPEN, "declined", "cannot decline");
+        require(
+            status.equals("created") || status.equals("paid") || status.equals("challenge"),
+            "cannot decline",
+            status);
+        move(connection, providerRef, "declined");
         callbacks.add(
             callback(providerRef, ProviderCallback.DECLINED, decline.code(), decline.message()));
       }
-      case CHALLENGE ->
-          move(
-              connection,
-              providerRef,
-              MOVABLE_BY_PAY,
-              "challenge",
-              "only a new order can be challenged");
+      case CHALLENGE -> {
+        require(status.equals("created"), "only a new order can be challenged", status);
+        move(connection, providerRef, "challenge");
+      }
     }
     return callbacks;
   }
@@ -398,41 +405,15 @@ public final class SandboxProvider implements ProviderAdapter {
     }
   }
 
-  /** The statuses a capture or a decline moves an order from. */
-  private static final String[] OPEN = {"created", "paid", "challenge"};
-
-  /** The statuses paying or challenging moves an order from: only a new order. */
-  private static final String[] MOVABLE_BY_PAY = {"created"};
-
-  /**
-   * Moves order {@code ref} to {@code status} if it is in one of {@code from}, locking it: one
-   * statement where a read of the locked status and an update took two.
-   *
-   * @return the status it had
-   * @throws Refused when there is no such order or it is in none of {@code from}
-   */
-  private String move(
-      Connection connection, String ref, String[] from, String status, String refusal)
-      throws SQLException {
+  private void move(Connection connection, String ref, String status) throws SQLException {
     try (PreparedStatement update =
         connection.prepareStatement(
-            "UPDATE sandbox_orders o SET status = ?, updated_at = ?"
-                + " FROM (SELECT provider_ref, status FROM sandbox_orders WHERE provider_ref = ?"
-                + " FOR UPDATE) old"
-                + " WHERE o.provider_ref = old.provider_ref AND old.status = ANY (?)"
-                + " RETURNING old.status")) {
+            "UPDATE sandbox_orders SET status = ?, updated_at = ? WHERE provider_ref = ?")) {
       update.setString(1, status);
       update.setTimestamp(2, Timestamp.from(clock.instant()));
       update.setString(3, ref);
-      update.setArray(4, connection.createArrayOf("text", from));
-      try (ResultSet moved = update.executeQuery()) {
-        if (moved.next()) {
-          return moved.getString(1);
-        }
-      }
+      update.executeUpdate();
     }
-    // Refused: the order is missing (lockStatus says so) or in another status.
-    throw new Refused(refusal + " (sandbox order is " + lockStatus(connection, ref) + ")");
   }
 
   private static void require(boolean condition, String message, String status) {
