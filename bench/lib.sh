@@ -274,10 +274,13 @@ bench_jit_report() {
 bench_cpu_sampler_start() {
   BENCH_CPU_SAMPLES="$1"
   : >"$BENCH_CPU_SAMPLES"
+  rm -f "$BENCH_CPU_SAMPLES.stop"
   (
     # Not under the script's errexit: a process that ends between listing and reading is no error.
     set +e
-    while :; do
+    # Ends between samples, never within one: a sample cut short by a kill (the JVMs' lines
+    # written, the machine's not) once made the last stage's figures zeros.
+    until [[ -e "$BENCH_CPU_SAMPLES.stop" ]]; do
       bench_cpu_sample "$BENCH_CPU_SAMPLES"
       sleep 1
     done
@@ -310,8 +313,9 @@ bench_cpu_sample() {
 # Stops the sampling after a last sample, so that a stage ending just now has one after its end.
 bench_cpu_sampler_stop() {
   if [[ -n "${BENCH_CPU_SAMPLER_PID:-}" ]]; then
-    kill "$BENCH_CPU_SAMPLER_PID" 2>/dev/null || true
+    : >"$BENCH_CPU_SAMPLES.stop"
     wait "$BENCH_CPU_SAMPLER_PID" 2>/dev/null || true
+    rm -f "$BENCH_CPU_SAMPLES.stop"
     BENCH_CPU_SAMPLER_PID=""
     sleep 0.1
     bench_cpu_sample "$BENCH_CPU_SAMPLES"
@@ -325,8 +329,9 @@ bench_cpu_report() {
       name = $0; sub(/^[^ ]+ [^ ]+ [^ ]+ /, "", name); sn[ns] = name
       next
     }
+    # A sample is whole once its last line (machine) is in: times without it are skipped.
+    $2 == "machine" { times[++nt] = $1 }
     {
-      if (!($1 in seen)) { seen[$1] = 1; times[++nt] = $1 }
       key = $2 SUBSEP $3
       if (!(key in known)) { known[key] = 1; names[$2] = 1 }
       v[$1, key] = $4
