@@ -29,9 +29,7 @@ public final class KafkaSettings {
     config.put(ProducerConfig.ACKS_CONFIG, "all");
     config.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
     config.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 5);
-    // The relays send a pass's rows together and do not wait for them (OutboxRelay): a record goes
-    // out as soon as the producer's sender is free, and what arrives meanwhile shares its request.
-    config.put(ProducerConfig.LINGER_MS_CONFIG, 0);
+    config.put(ProducerConfig.LINGER_MS_CONFIG, 1);
     // Fail a send within seconds when the broker is away; the outbox keeps the row for later.
     config.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 10_000);
     config.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 30_000);

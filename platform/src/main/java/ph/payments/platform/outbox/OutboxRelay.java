@@ -10,21 +10,19 @@ import java.sql.Timestamp;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Queue;
-import java.util.Set;
-import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
 import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.postgresql.PGConnection;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -46,11 +44,9 @@ import ph.payments.platform.tx.Statements;
  * to notify ({@link OutboxActivity}): notifying transactions commit one at a time cluster-wide.
  * They ring it after their commit instead, which ends a pause that follows a pass that found
  * nothing (a pause after a pass that sent rows runs its course, so that under load a pass carries
- * many commits). A pass does not wait for Kafka: it hands its rows to the producer and takes the
- * answers in a later pass, whose read carries the marks of the acknowledged rows in the same
- * statement, so under load a pass costs one round trip to PostgreSQL and a row waits for one pause,
- * one read and its acknowledgement. Its own marks are committed without waiting for the WAL flush:
- * a mark lost in a crash only means the rows are sent again, which consumers drop by message id.
+ * many commits). A pass's marks go with the next pass's read, in one statement. Its own marks are
+ * committed without waiting for the WAL flush: a mark lost in a crash only means the rows are sent
+ * again, which consumers drop by message id.
  *
  * <p><b>Safe.</b> The leader also sweeps every {@link Settings#sweepInterval()}, so a lost
  * notification or a failed send delays a message but never loses it. Rows are marked published only
@@ -81,13 +77,6 @@ public final class OutboxRelay implements AutoCloseable {
   private static final String SELECT_PENDING =
       "SELECT id, message_id, topic, message_key, message_type, payload, created_at, attributes,"
           + " attempts, last_attempt_at FROM outbox WHERE published_at IS NULL ORDER BY id LIMIT ?";
-
-  /** The poll while rows are in flight: they are pending still, and not to be sent twice. */
-  private static final String SELECT_PENDING_EXCEPT =
-      "SELECT id, message_id, topic, message_key, message_type, payload, created_at, attributes,"
-          + " attempts, last_attempt_at FROM outbox WHERE published_at IS NULL AND id <> ALL (?)"
-          + " ORDER BY id LIMIT ?";
-
   private static final String MARK_PUBLISHED =
       "UPDATE outbox SET published_at = ?, last_attempt_at = ?, attempts = attempts + 1,"
           + " last_error = NULL WHERE id = ANY (?)";
@@ -209,27 +198,15 @@ public final class OutboxRelay implements AutoCloseable {
   private Connection leaderConnection;
   private Producer<String, byte[]> producer;
   private Instant nextPurge = Instant.MIN;
-  private Instant purgeWaitingSince;
   private long lastBusy = System.nanoTime() - BUSY_WINDOW.toNanos();
 
   /**
    * Rows Kafka acknowledged whose mark waits for the next pass, which sends it with its read
-   * ({@link #MARK_AND_SELECT_PENDING}). Only while the relay polls: before it waits any longer it
-   * marks them on their own ({@link #markDeferred}). Used on the relay's thread only.
+   * ({@link #MARK_AND_SELECT_PENDING}): after a pass that sent rows the relay polls again within
+   * {@link #POLL_INTERVAL}. Any other way out of the loop marks them first ({@link #markDeferred}).
+   * Used on the relay's thread only.
    */
   private final List<Long> unmarked = new ArrayList<>();
-
-  /** Rows handed to the producer and not yet answered, by id (relay's thread only). */
-  private final Map<Long, PendingRow> inFlight = new HashMap<>();
-
-  /** The keys of {@link #inFlight}: a key has at most one row in flight. */
-  private final Set<String> keysInFlight = new HashSet<>();
-
-  /** Kafka's answers, from the producer's I/O thread to the relay's. */
-  private final Queue<Answer> answers = new ConcurrentLinkedQueue<>();
-
-  /** Counts {@link #forgetInFlight}s: an answer of an earlier generation is to a forgotten send. */
-  private long generation;
 
   /**
    * @param dedicatedConnections hands out physical connections owned by the relay alone (not a
@@ -314,8 +291,8 @@ public final class OutboxRelay implements AutoCloseable {
         purgeIfDue();
         backoff = Duration.ZERO;
         long now = System.nanoTime();
-        if (sent > 0 || !inFlight.isEmpty()) {
-          lastBusy = now; // answers still to take keep it polling
+        if (sent > 0) {
+          lastBusy = now;
         }
         if (sent >= settings.batchSize()) {
           continue;
@@ -326,15 +303,14 @@ public final class OutboxRelay implements AutoCloseable {
             // Under load: what commits during the pause goes out in the next pass, not a pass each.
             awaitNotification(POLL_INTERVAL);
           } else {
-            // Nothing came since the last pass: a writer of this process that commits now rings,
-            // and so does Kafka's answer to a row in flight.
+            // Nothing came since the last pass: a writer of this process that commits now rings.
             activity.awaitRing(POLL_INTERVAL);
           }
         } else if (activity.relayPolling()) {
           // Writers notify again from now on; this pass publishes what they skipped notifying.
           activity.relayPolling(false);
         } else {
-          markDeferred(); // no pass is due soon to carry the mark
+          markDeferred(); // nothing is left to mark here (the last pass sent nothing): a safeguard
           awaitNotification(settings.sweepInterval());
         }
       } catch (InterruptedException e) {
@@ -342,7 +318,6 @@ public final class OutboxRelay implements AutoCloseable {
       } catch (KafkaSendFailed e) {
         log.warn("outbox relay {}: {}; will retry", settings.name(), e.getMessage());
         closeProducer();
-        forgetInFlight(); // still pending: sent again by the next passes
         backoff = next(backoff);
         sleepQuietly(backoff);
       } catch (Exception e) {
@@ -355,16 +330,15 @@ public final class OutboxRelay implements AutoCloseable {
       }
     }
     Thread.interrupted(); // closing the producer must not be cut short by close()'s interrupt
-    closeProducer(); // waits for Kafka's answers to what is in flight
     if (leaderConnection != null) {
       try {
-        takeAnswers();
         markDeferred(); // else the next leader sends them again
-      } catch (SQLException | KafkaSendFailed e) {
+      } catch (SQLException e) {
         log.debug("outbox relay {}: the last marks failed", settings.name(), e);
       }
     }
     stepDown();
+    closeProducer();
   }
 
   private boolean tryToLead() throws SQLException {
@@ -402,7 +376,6 @@ public final class OutboxRelay implements AutoCloseable {
     // Unmarked rows stay pending: whoever leads next reads and sends them again (consumers drop
     // the duplicates by message id), as after a relay that dies between acknowledgement and mark.
     unmarked.clear();
-    forgetInFlight();
     activity.relayPolling(false);
     if (leaderConnection != null) {
       try {
@@ -415,114 +388,95 @@ public final class OutboxRelay implements AutoCloseable {
   }
 
   /**
-   * One pass: takes what Kafka answered since the last pass, then reads the pending rows (marking
-   * the acknowledged ones in the same statement) and hands the sendable ones to the producer
-   * without waiting for Kafka: the answers are taken by a later pass. A row's wait is one pause,
-   * one read and Kafka's acknowledgement, not the whole of the passes before it.
+   * One pass: sends the pending rows in waves; what Kafka acknowledged is marked by the next pass's
+   * read, in the same statement (under load the next pass comes within {@link #POLL_INTERVAL}), so
+   * a busy pass costs one round trip to PostgreSQL, not two.
    *
-   * <p><b>Per key, nothing overtakes a failure.</b> A key has at most one row in flight: its next
-   * row is sent, by a later pass, only after Kafka acknowledged the one before it, and a key whose
-   * oldest pending row failed waits out that row's backoff ({@link #due}) whole. Relying on the
-   * producer alone is not enough: its idempotence keeps order only for batches it retries. A record
-   * it rejects by itself (too large, a serialization or metadata failure, an expired batch) fails
-   * alone while the records behind it, in flight in later batches of up to {@code max.in.flight}
-   * requests, are written; marking those published would put a later state change in front of an
-   * earlier one for good (the resent earlier row arrives after it, and consumers drop the later
-   * row's own resend as a duplicate). Rows of other keys go on.
+   * <p><b>Per key, nothing overtakes a failure.</b> A wave holds the oldest unsent row of every key
+   * of the pass, all in flight together; a key's next row goes out in a later wave, only after
+   * Kafka acknowledged the row before it, and a key whose row failed sends nothing more in this
+   * pass. Relying on the producer alone is not enough: its idempotence keeps order only for batches
+   * it retries. A record it rejects by itself (too large, a serialization or metadata failure, an
+   * expired batch) fails alone while the records behind it, in flight in later batches of up to
+   * {@code max.in.flight} requests, are written; marking those published would put a later state
+   * change in front of an earlier one for good (the resent earlier row arrives after it, and
+   * consumers drop the later row's own resend as a duplicate). A wave costs one round trip; a pass
+   * needs as many waves as it has rows of its busiest key, usually one or two.
    *
-   * <p>Only failures with nothing acknowledged beside them and nothing left in flight count as a
-   * failure of the producer or the broker: the producer is replaced and the relay backs off.
+   * <p>A failed row waits out its own backoff ({@link #due}) before the next try, and its key waits
+   * with it; other keys go on. Only a pass in which nothing was acknowledged counts as a failure of
+   * the producer or the broker: the producer is replaced and the relay backs off.
    *
    * @return how many rows were handed to the producer
    */
   private int publishPending() throws SQLException, KafkaSendFailed {
-    takeAnswers();
-    if (inFlight.size() >= settings.batchSize()) {
-      return 0; // enough in flight: the next answer rings the relay
-    }
     List<PendingRow> rows = readPending();
     if (rows.isEmpty()) {
       return 0;
     }
     Instant now = clock.instant();
-    // The oldest pending row of each key; a key whose oldest row is in flight or still backing off
-    // sends nothing now (its later rows come back in later reads).
-    Map<String, PendingRow> oldest = new LinkedHashMap<>();
+    // The rows of each key in id order; a key whose oldest row is still backing off waits whole.
+    Map<String, ArrayDeque<PendingRow>> byKey = new LinkedHashMap<>();
     for (PendingRow row : rows) {
-      oldest.putIfAbsent(row.envelope().key(), row);
+      byKey.computeIfAbsent(row.envelope().key(), key -> new ArrayDeque<>()).add(row);
     }
-    oldest.values().removeIf(row -> keysInFlight.contains(row.envelope().key()) || !due(row, now));
-    if (oldest.isEmpty()) {
+    byKey.values().removeIf(keyRows -> !due(keyRows.peekFirst(), now));
+    if (byKey.isEmpty()) {
       return 0;
     }
     if (producer == null) {
       producer = producers.get();
     }
-    long sending = generation;
-    for (PendingRow row : oldest.values()) {
-      inFlight.put(row.id(), row);
-      keysInFlight.add(row.envelope().key());
-      RelaySends.send(
-          producer,
-          row.topic(),
-          row.envelope(),
-          failure -> {
-            answers.add(
-                new Answer(sending, row.id(), failure == null ? null : String.valueOf(failure)));
-            activity.ring(); // a relay waiting for answers takes them at once
-          });
-    }
-    return oldest.size();
-  }
 
-  /**
-   * Takes Kafka's answers to the rows in flight: acknowledged rows wait for the next read to mark
-   * them ({@link #unmarked}); failed rows are marked failed now and their keys wait.
-   */
-  private void takeAnswers() throws SQLException, KafkaSendFailed {
-    if (answers.isEmpty()) {
-      return;
-    }
-    List<Long> acknowledged = new ArrayList<>();
+    int attempted = 0;
+    List<Long> sent = new ArrayList<>(rows.size());
     Map<Long, String> failed = new LinkedHashMap<>();
-    Instant now = clock.instant();
-    for (Answer answer; (answer = answers.poll()) != null; ) {
-      if (answer.generation() != generation) {
-        continue; // a forgotten send: the row was read again (and may be in flight again)
+    while (!byKey.isEmpty()) {
+      List<PendingRow> wave = new ArrayList<>(byKey.size());
+      List<Future<RecordMetadata>> acks = new ArrayList<>(byKey.size());
+      for (ArrayDeque<PendingRow> keyRows : byKey.values()) {
+        PendingRow row = keyRows.pollFirst();
+        wave.add(row);
+        acks.add(RelaySends.send(producer, row.topic(), row.envelope()));
       }
-      PendingRow row = inFlight.remove(answer.id());
-      if (row == null) {
-        continue;
+      attempted += wave.size();
+      producer.flush();
+      for (int i = 0; i < wave.size(); i++) {
+        PendingRow row = wave.get(i);
+        String failure = RelaySends.awaitAck(acks.get(i));
+        if (failure == null) {
+          sent.add(row.id());
+          observer.acknowledged(Duration.between(row.envelope().time(), clock.instant()));
+        } else {
+          failed.put(row.id(), failure);
+          observer.failed();
+          byKey.remove(row.envelope().key()); // its later rows wait for it, in a later pass
+        }
       }
-      keysInFlight.remove(row.envelope().key());
-      if (answer.failure() == null) {
-        acknowledged.add(row.id());
-        observer.acknowledged(Duration.between(row.envelope().time(), now));
-      } else {
-        failed.put(row.id(), answer.failure());
-        observer.failed();
-      }
+      byKey.values().removeIf(ArrayDeque::isEmpty);
     }
-    if (!acknowledged.isEmpty()) {
-      probe.afterSend(acknowledged);
-      unmarked.addAll(acknowledged);
-      published.addAndGet(acknowledged.size());
+
+    probe.afterSend(sent);
+    unmarked.addAll(sent);
+    if (!failed.isEmpty()) {
+      markDeferred(); // the pass ends in a backoff or a warning: marks go now, not with a read
     }
-    if (failed.isEmpty()) {
-      return;
-    }
-    markDeferred(); // the pass ends in a backoff or a warning: marks go now, not with a read
     markFailed(failed);
-    String summary =
-        failed.size()
-            + " of "
-            + (failed.size() + acknowledged.size())
-            + " sends failed, first: "
-            + failed.values().iterator().next();
-    if (acknowledged.isEmpty() && inFlight.isEmpty()) {
-      throw new KafkaSendFailed(summary); // every send answered since the last look failed
+    published.addAndGet(sent.size());
+    if (!failed.isEmpty()) {
+      String summary =
+          failed.size()
+              + " of "
+              + attempted
+              + " sends failed, first: "
+              + failed.values().iterator().next();
+      if (sent.isEmpty()) {
+        throw new KafkaSendFailed(summary);
+      }
+      log.warn(
+          "outbox relay {}: {}; their keys wait, the others went on", settings.name(), summary);
     }
-    log.warn("outbox relay {}: {}; their keys wait, the others go on", settings.name(), summary);
+    return attempted;
   }
 
   /**
@@ -543,32 +497,23 @@ public final class OutboxRelay implements AutoCloseable {
     return !now.isBefore(row.lastAttemptAt().plus(wait));
   }
 
-  /**
-   * The pending rows not in flight, oldest first; marks the acknowledged ones ({@link #unmarked})
-   * in the same statement.
-   */
+  /** The pending rows, oldest first; marks the acknowledged ones ({@link #unmarked}) with them. */
   private List<PendingRow> readPending() throws SQLException {
     List<PendingRow> rows = new ArrayList<>();
     PreparedStatement select;
-    if (unmarked.isEmpty() && inFlight.isEmpty()) {
+    if (unmarked.isEmpty()) {
       select = leaderConnection.prepareStatement(SELECT_PENDING);
       select.setInt(1, settings.batchSize());
-    } else if (unmarked.isEmpty()) {
-      select = leaderConnection.prepareStatement(SELECT_PENDING_EXCEPT);
-      select.setArray(1, leaderConnection.createArrayOf("bigint", inFlight.keySet().toArray()));
-      select.setInt(2, settings.batchSize());
     } else {
       // Planned each time, as the mark on its own is: a generic plan made while the table was
       // small reads the whole table for the update once it has grown (docs/decisions.md).
       select = Statements.plannedEachTime(leaderConnection, MARK_AND_SELECT_PENDING);
       Timestamp now = Timestamp.from(clock.instant());
-      List<Long> skipped = new ArrayList<>(unmarked.size() + inFlight.size());
-      skipped.addAll(unmarked);
-      skipped.addAll(inFlight.keySet());
+      Array ids = leaderConnection.createArrayOf("bigint", unmarked.toArray());
       select.setTimestamp(1, now);
       select.setTimestamp(2, now);
-      select.setArray(3, leaderConnection.createArrayOf("bigint", unmarked.toArray()));
-      select.setArray(4, leaderConnection.createArrayOf("bigint", skipped.toArray()));
+      select.setArray(3, ids);
+      select.setArray(4, ids);
       select.setInt(5, settings.batchSize());
     }
     try (select;
@@ -592,22 +537,11 @@ public final class OutboxRelay implements AutoCloseable {
                 lastAttempt == null ? null : lastAttempt.toInstant()));
       }
     }
-    unmarked.clear(); // the statement ran whole: marked
+    unmarked.clear(); // the statement ran whole: they are marked
     return rows;
   }
 
-  /**
-   * Forgets the rows in flight: they stay pending and are read and sent again. Answers to them that
-   * come later belong to an older generation and are dropped ({@link #takeAnswers}).
-   */
-  private void forgetInFlight() {
-    inFlight.clear();
-    keysInFlight.clear();
-    answers.clear();
-    generation++;
-  }
-
-  /** Marks the acknowledged rows no read has carried the mark of yet. */
+  /** Marks the acknowledged rows whose mark no read has carried yet. */
   private void markDeferred() throws SQLException {
     if (!unmarked.isEmpty()) {
       markPublished(unmarked);
@@ -650,17 +584,8 @@ public final class OutboxRelay implements AutoCloseable {
     if (now.isBefore(nextPurge)) {
       return;
     }
-    // Rows in flight or acknowledged are marked by a coming pass: a purge waits for that, a little.
-    if (!inFlight.isEmpty() || !unmarked.isEmpty()) {
-      if (purgeWaitingSince == null) {
-        purgeWaitingSince = now;
-      }
-      if (now.isBefore(purgeWaitingSince.plus(settings.sweepInterval()))) {
-        return;
-      }
-    }
-    purgeWaitingSince = null;
     nextPurge = now.plus(Duration.ofMinutes(1));
+    markDeferred(); // once a minute: the purge sees this pass's rows published
     long boundary = Long.MAX_VALUE; // no row is young: every published row goes
     try (PreparedStatement first = Statements.plannedEachTime(leaderConnection, PURGE_BOUNDARY)) {
       first.setTimestamp(1, Timestamp.from(now.minus(settings.purgeAfter())));
@@ -715,9 +640,6 @@ public final class OutboxRelay implements AutoCloseable {
   private static String abbreviate(String error) {
     return error.length() <= 1000 ? error : error.substring(0, 1000);
   }
-
-  /** Kafka's answer to a row sent: {@code failure} null when acknowledged. */
-  private record Answer(long generation, long id, String failure) {}
 
   private record PendingRow(
       long id, String topic, Envelope envelope, int attempts, Instant lastAttemptAt) {}

@@ -33,30 +33,6 @@ final class RelaySends {
     }
   }
 
-  /**
-   * Sends {@code envelope} in a PRODUCER span and tells {@code done} how it ended: on the
-   * producer's I/O thread once Kafka answered, or on this thread when the producer refused it at
-   * once. Never throws.
-   */
-  static void send(
-      Producer<String, byte[]> producer,
-      String topic,
-      Envelope envelope,
-      java.util.function.Consumer<Exception> done) {
-    Span span = KafkaTracing.publish(topic, envelope);
-    try {
-      producer.send(
-          KafkaEnvelopes.toRecord(topic, KafkaTracing.carrying(span, envelope)),
-          (metadata, failure) -> {
-            KafkaTracing.published(span, failure);
-            done.accept(failure);
-          });
-    } catch (RuntimeException refused) {
-      KafkaTracing.published(span, refused);
-      done.accept(refused);
-    }
-  }
-
   /** Null when acknowledged, else what went wrong. */
   static String awaitAck(Future<RecordMetadata> ack) {
     try {

@@ -540,18 +540,21 @@ class OutboxRelayIT {
   void aRelayStoppedRightAfterASendMarksWhatKafkaAcknowledged() throws Exception {
     OutboxRelay.Settings settings = Fixtures.settings("stop");
     String topic = Fixtures.uniqueTopic("stop");
-    OutboxMessage message = OutboxMessage.of(topic, "pay_s", "test.stop", bytes("{}"));
-    write(settings, message);
+    OutboxMessage first = OutboxMessage.of(topic, "pay_s", "test.stop", bytes("{}"));
+    OutboxMessage second = OutboxMessage.of(topic, "pay_s", "test.stop", bytes("{}"));
 
     java.util.concurrent.atomic.AtomicReference<OutboxRelay> running =
         new java.util.concurrent.atomic.AtomicReference<>();
     java.util.concurrent.atomic.AtomicReference<Thread> stopper =
         new java.util.concurrent.atomic.AtomicReference<>();
-    OutboxRelay.Probe stopAfterTheFirstSend =
+    AtomicInteger sends = new AtomicInteger();
+    OutboxRelay.Probe stopAfterTheSecondSend =
         new OutboxRelay.Probe() {
           @Override
           public void afterSend(List<Long> outboxIds) {
-            if (outboxIds.isEmpty() || stopper.get() != null) {
+            // The first send goes through untouched (its pass also runs the relay's first purge,
+            // which marks what is acknowledged); the second is the one stopped.
+            if (outboxIds.isEmpty() || sends.incrementAndGet() != 2) {
               return;
             }
             // close() tells the relay to stop, then interrupts this wait: the pass goes on to its
@@ -566,13 +569,16 @@ class OutboxRelayIT {
             }
           }
         };
-    OutboxRelay relay = Fixtures.relay(database.dataSource(), settings, stopAfterTheFirstSend);
+    OutboxRelay relay = Fixtures.relay(database.dataSource(), settings, stopAfterTheSecondSend);
     running.set(relay);
+    write(settings, first);
     relay.start();
+    await().atMost(Duration.ofSeconds(20)).until(() -> isPublished(first.messageId()));
+    write(settings, second);
     await().atMost(Duration.ofSeconds(20)).until(() -> stopper.get() != null);
     stopper.get().join(20_000);
 
-    assertTrue(isPublished(message.messageId()), "marked before the relay let go");
+    assertTrue(isPublished(second.messageId()), "marked before the relay let go");
     // A relay that leads next finds nothing to send.
     try (OutboxRelay next =
         Fixtures.relay(database.dataSource(), settings, OutboxRelay.Probe.NONE).start()) {
@@ -581,7 +587,7 @@ class OutboxRelayIT {
     }
     List<ConsumerRecord<String, byte[]>> records =
         Fixtures.readUntil(topic, Duration.ofSeconds(2), r -> false);
-    assertEquals(List.of(message.messageId()), messageIds(records));
+    assertEquals(List.of(first.messageId(), second.messageId()), messageIds(records));
   }
 
   @Test
