@@ -104,10 +104,12 @@ public class PlatformFactory {
   OutboxRelay.Settings relaySettings(
       @Value("${micronaut.application.name}") String serviceName,
       @Value("${outbox.sweep-interval:1s}") Duration sweepInterval,
-      @Value("${outbox.purge-after:1h}") Duration purgeAfter) {
+      @Value("${outbox.purge-after:1h}") Duration purgeAfter,
+      @Value("${outbox.busy-pause:2ms}") Duration busyPause) {
     return OutboxRelay.Settings.defaults(serviceName)
         .withSweepInterval(sweepInterval)
-        .withPurgeAfter(purgeAfter);
+        .withPurgeAfter(purgeAfter)
+        .withBusyPause(busyPause);
   }
 
   /**

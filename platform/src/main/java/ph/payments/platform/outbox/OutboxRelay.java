@@ -68,7 +68,10 @@ public final class OutboxRelay implements AutoCloseable {
   /** How long after the last pass that found rows the leader keeps polling. */
   static final Duration BUSY_WINDOW = Duration.ofMillis(200);
 
-  /** The pause between passes while polling (a notification ends it early). */
+  /**
+   * While polling, the wait after a pass that found nothing (a ring or a notification ends it), and
+   * the default pause after a pass that sent rows ({@link Settings#busyPause()}).
+   */
   static final Duration POLL_INTERVAL = Duration.ofMillis(2);
 
   // The poll stays prepared (it runs hundreds of times a second, and the partial index that holds
@@ -116,6 +119,8 @@ public final class OutboxRelay implements AutoCloseable {
    * @param sweepInterval longest wait between passes when no notification arrives
    * @param purgeAfter how long, from its writing, a published row is kept for inspection
    * @param maxBackoff longest pause after a failure
+   * @param busyPause the pause after a pass that sent rows: what commits during it goes out in the
+   *     next pass, so it sets how many commits a pass carries under load and how long a row waits
    */
   public record Settings(
       String name,
@@ -124,11 +129,16 @@ public final class OutboxRelay implements AutoCloseable {
       int batchSize,
       Duration sweepInterval,
       Duration purgeAfter,
-      Duration maxBackoff) {
+      Duration maxBackoff,
+      Duration busyPause) {
 
     public Settings {
       if (!CHANNEL.matcher(channel).matches()) {
         throw new IllegalArgumentException("channel must be a plain lowercase identifier");
+      }
+      if (busyPause.toMillis() < 1) {
+        // A notification wait of 0 ms would wait for ever.
+        throw new IllegalArgumentException("busyPause must be at least 1 ms: " + busyPause);
       }
     }
 
@@ -141,19 +151,28 @@ public final class OutboxRelay implements AutoCloseable {
           500,
           Duration.ofSeconds(1),
           Duration.ofHours(1),
-          Duration.ofSeconds(10));
+          Duration.ofSeconds(10),
+          POLL_INTERVAL);
     }
 
     public Settings withSweepInterval(Duration interval) {
-      return new Settings(name, channel, lockKey, batchSize, interval, purgeAfter, maxBackoff);
+      return new Settings(
+          name, channel, lockKey, batchSize, interval, purgeAfter, maxBackoff, busyPause);
     }
 
     public Settings withPurgeAfter(Duration after) {
-      return new Settings(name, channel, lockKey, batchSize, sweepInterval, after, maxBackoff);
+      return new Settings(
+          name, channel, lockKey, batchSize, sweepInterval, after, maxBackoff, busyPause);
     }
 
     public Settings withBatchSize(int size) {
-      return new Settings(name, channel, lockKey, size, sweepInterval, purgeAfter, maxBackoff);
+      return new Settings(
+          name, channel, lockKey, size, sweepInterval, purgeAfter, maxBackoff, busyPause);
+    }
+
+    public Settings withBusyPause(Duration pause) {
+      return new Settings(
+          name, channel, lockKey, batchSize, sweepInterval, purgeAfter, maxBackoff, pause);
     }
   }
 
@@ -203,8 +222,8 @@ public final class OutboxRelay implements AutoCloseable {
   /**
    * Rows Kafka acknowledged whose mark waits for the next pass, which sends it with its read
    * ({@link #MARK_AND_SELECT_PENDING}): after a pass that sent rows the relay polls again within
-   * {@link #POLL_INTERVAL}. Any other way out of the loop marks them first ({@link #markDeferred}).
-   * Used on the relay's thread only.
+   * {@link Settings#busyPause()}. Any other way out of the loop marks them first ({@link
+   * #markDeferred}). Used on the relay's thread only.
    */
   private final List<Long> unmarked = new ArrayList<>();
 
@@ -301,7 +320,7 @@ public final class OutboxRelay implements AutoCloseable {
           activity.relayPolling(true);
           if (sent > 0) {
             // Under load: what commits during the pause goes out in the next pass, not a pass each.
-            awaitNotification(POLL_INTERVAL);
+            awaitNotification(settings.busyPause());
           } else {
             // Nothing came since the last pass: a writer of this process that commits now rings.
             activity.awaitRing(POLL_INTERVAL);
@@ -363,7 +382,10 @@ public final class OutboxRelay implements AutoCloseable {
       }
       leaderConnection = connection;
       leader = true;
-      log.info("outbox relay {} is leading", settings.name());
+      log.info(
+          "outbox relay {} is leading (pause after a pass that sent rows: {} ms)",
+          settings.name(),
+          settings.busyPause().toMillis());
       return true;
     } catch (SQLException | RuntimeException e) {
       connection.close();
@@ -389,8 +411,8 @@ public final class OutboxRelay implements AutoCloseable {
 
   /**
    * One pass: sends the pending rows in waves; what Kafka acknowledged is marked by the next pass's
-   * read, in the same statement (under load the next pass comes within {@link #POLL_INTERVAL}), so
-   * a busy pass costs one round trip to PostgreSQL, not two.
+   * read, in the same statement (under load the next pass comes within {@link
+   * Settings#busyPause()}), so a busy pass costs one round trip to PostgreSQL, not two.
    *
    * <p><b>Per key, nothing overtakes a failure.</b> A wave holds the oldest unsent row of every key
    * of the pass, all in flight together; a key's next row goes out in a later wave, only after
