@@ -77,9 +77,11 @@ public final class OutboxRelay implements AutoCloseable {
   // The poll stays prepared (it runs hundreds of times a second, and the partial index that holds
   // exactly the pending rows is its plan at any size); the marks and the purge are planned at each
   // execution (Statements.plannedEachTime).
+  private static final String PENDING_COLUMNS =
+      "id, message_id, topic, message_key, message_type, payload, created_at, attributes,"
+          + " attempts, last_attempt_at";
   private static final String SELECT_PENDING =
-      "SELECT id, message_id, topic, message_key, message_type, payload, created_at, attributes,"
-          + " attempts, last_attempt_at FROM outbox WHERE published_at IS NULL ORDER BY id LIMIT ?";
+      "SELECT " + PENDING_COLUMNS + " FROM outbox WHERE published_at IS NULL ORDER BY id LIMIT ?";
   private static final String MARK_PUBLISHED =
       "UPDATE outbox SET published_at = ?, last_attempt_at = ?, attempts = attempts + 1,"
           + " last_error = NULL WHERE id = ANY (?)";
@@ -89,11 +91,11 @@ public final class OutboxRelay implements AutoCloseable {
    * the table as it was before the update, so it leaves out the rows it marks.
    */
   private static final String MARK_AND_SELECT_PENDING =
-      "WITH marked AS (UPDATE outbox SET published_at = ?, last_attempt_at = ?,"
-          + " attempts = attempts + 1, last_error = NULL WHERE id = ANY (?))"
-          + " SELECT id, message_id, topic, message_key, message_type, payload, created_at,"
-          + " attributes, attempts, last_attempt_at FROM outbox"
-          + " WHERE published_at IS NULL AND id <> ALL (?) ORDER BY id LIMIT ?";
+      "WITH marked AS ("
+          + MARK_PUBLISHED
+          + ") SELECT "
+          + PENDING_COLUMNS
+          + " FROM outbox WHERE published_at IS NULL AND id <> ALL (?) ORDER BY id LIMIT ?";
 
   private static final String MARK_FAILED =
       "UPDATE outbox SET last_attempt_at = ?, attempts = attempts + 1, last_error = ? WHERE id = ?";
@@ -329,7 +331,6 @@ public final class OutboxRelay implements AutoCloseable {
           // Writers notify again from now on; this pass publishes what they skipped notifying.
           activity.relayPolling(false);
         } else {
-          markDeferred(); // nothing is left to mark here (the last pass sent nothing): a safeguard
           awaitNotification(settings.sweepInterval());
         }
       } catch (InterruptedException e) {
@@ -522,41 +523,42 @@ public final class OutboxRelay implements AutoCloseable {
   /** The pending rows, oldest first; marks the acknowledged ones ({@link #unmarked}) with them. */
   private List<PendingRow> readPending() throws SQLException {
     List<PendingRow> rows = new ArrayList<>();
-    PreparedStatement select;
-    if (unmarked.isEmpty()) {
-      select = leaderConnection.prepareStatement(SELECT_PENDING);
-      select.setInt(1, settings.batchSize());
-    } else {
-      // Planned each time, as the mark on its own is: a generic plan made while the table was
-      // small reads the whole table for the update once it has grown (docs/decisions.md).
-      select = Statements.plannedEachTime(leaderConnection, MARK_AND_SELECT_PENDING);
-      Timestamp now = Timestamp.from(clock.instant());
-      Array ids = leaderConnection.createArrayOf("bigint", unmarked.toArray());
-      select.setTimestamp(1, now);
-      select.setTimestamp(2, now);
-      select.setArray(3, ids);
-      select.setArray(4, ids);
-      select.setInt(5, settings.batchSize());
-    }
-    try (select;
-        ResultSet rs = select.executeQuery()) {
-      while (rs.next()) {
-        Envelope envelope =
-            new Envelope(
-                rs.getString("message_id"),
-                rs.getString("message_type"),
-                rs.getString("message_key"),
-                rs.getTimestamp("created_at").toInstant(),
-                rs.getBytes("payload"),
-                attributes(rs.getString("attributes")));
-        Timestamp lastAttempt = rs.getTimestamp("last_attempt_at");
-        rows.add(
-            new PendingRow(
-                rs.getLong("id"),
-                rs.getString("topic"),
-                envelope,
-                rs.getInt("attempts"),
-                lastAttempt == null ? null : lastAttempt.toInstant()));
+    boolean marking = !unmarked.isEmpty();
+    // Planned each time when it marks, as the mark on its own is: a generic plan made while the
+    // table was small reads the whole table for the update once it has grown (docs/decisions.md).
+    try (PreparedStatement select =
+        marking
+            ? Statements.plannedEachTime(leaderConnection, MARK_AND_SELECT_PENDING)
+            : leaderConnection.prepareStatement(SELECT_PENDING)) {
+      int next = 1;
+      if (marking) {
+        Timestamp now = Timestamp.from(clock.instant());
+        Array ids = leaderConnection.createArrayOf("bigint", unmarked.toArray());
+        select.setTimestamp(next++, now);
+        select.setTimestamp(next++, now);
+        select.setArray(next++, ids);
+        select.setArray(next++, ids);
+      }
+      select.setInt(next, settings.batchSize());
+      try (ResultSet rs = select.executeQuery()) {
+        while (rs.next()) {
+          Envelope envelope =
+              new Envelope(
+                  rs.getString("message_id"),
+                  rs.getString("message_type"),
+                  rs.getString("message_key"),
+                  rs.getTimestamp("created_at").toInstant(),
+                  rs.getBytes("payload"),
+                  attributes(rs.getString("attributes")));
+          Timestamp lastAttempt = rs.getTimestamp("last_attempt_at");
+          rows.add(
+              new PendingRow(
+                  rs.getLong("id"),
+                  rs.getString("topic"),
+                  envelope,
+                  rs.getInt("attempts"),
+                  lastAttempt == null ? null : lastAttempt.toInstant()));
+        }
       }
     }
     unmarked.clear(); // the statement ran whole: they are marked
