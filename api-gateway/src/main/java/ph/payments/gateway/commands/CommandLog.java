@@ -58,25 +58,49 @@ final class CommandLog {
   }
 
   /**
-   * Records the first reply for each of many commands, in one statement (the reply recorder's, once
-   * per poll); a command that has its reply already keeps it.
+   * The statement that records one poll's replies: in the command log the first reply of each
+   * command (a command that has its reply keeps it), and each hook's statement over the same
+   * replies. One statement, so it may run auto-committed and still commits all of it or nothing;
+   * its parameters are the replies' three arrays ({@link ReplyHook.Reply#ROWS}), then the time.
+   */
+  static String replyRecording(List<ReplyHook> hooks) {
+    StringBuilder sql =
+        new StringBuilder("WITH ")
+            .append(ReplyHook.REPLIES)
+            .append(" AS MATERIALIZED (SELECT * FROM ")
+            .append(ReplyHook.Reply.ROWS)
+            .append("), ")
+            .append(ReplyHook.RECORDED)
+            .append(" AS (SELECT ?::timestamptz AS at), logged AS (UPDATE commands c SET")
+            .append(" reply_status = replies.status, reply_body = replies.body::json,")
+            .append(" replied_at = recorded.at FROM replies, recorded")
+            .append(" WHERE c.command_id = replies.command_id AND c.replied_at IS NULL)");
+    for (int i = 0; i < hooks.size(); i++) {
+      sql.append(", hook_")
+          .append(i + 1)
+          .append(" AS (")
+          .append(hooks.get(i).statement())
+          .append(')');
+    }
+    // Every part of a WITH runs whether or not the query reads it.
+    return sql.append(" SELECT count(*) FROM ").append(ReplyHook.REPLIES).toString();
+  }
+
+  /**
+   * Records the first reply for each of many commands with {@code recording} ({@link
+   * #replyRecording}), in one statement.
    *
    * @param replies at most one per command
    */
-  static void recordReplies(Connection connection, List<ReplyHook.Reply> replies, Instant at)
+  static void recordReplies(
+      Connection connection, String recording, List<ReplyHook.Reply> replies, Instant at)
       throws SQLException {
-    // Planned at each execution: a plan kept from when the table was small joins by reading all
-    // of it (Statements).
-    try (PreparedStatement update =
-        Statements.plannedEachTime(
-            connection,
-            "UPDATE commands c SET reply_status = r.status, reply_body = r.body::json,"
-                + " replied_at = ? FROM "
-                + ReplyHook.Reply.ROWS
-                + " WHERE c.command_id = r.command_id AND c.replied_at IS NULL")) {
-      update.setTimestamp(1, Timestamp.from(at));
-      ReplyHook.Reply.setRows(update, 2, replies);
-      update.executeUpdate();
+    // Planned at each execution: a plan kept from when the tables were small joins by reading all
+    // of them (Statements).
+    try (PreparedStatement record = Statements.plannedEachTime(connection, recording)) {
+      int next = ReplyHook.Reply.setRows(record, 1, replies);
+      record.setTimestamp(next, Timestamp.from(at));
+      record.execute();
     }
   }
 

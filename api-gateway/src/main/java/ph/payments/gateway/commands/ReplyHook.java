@@ -3,14 +3,14 @@ package ph.payments.gateway.commands;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.time.Instant;
 import java.util.List;
 
 /**
- * Work that belongs in the transaction recording command replies in the command log, such as
- * completing the idempotency records that admitted the commands. It runs on the durable recorder
- * (one consumer group for all gateway instances), so it happens even when no request waits any
- * more.
+ * Work that belongs with the recording of command replies in the command log, such as completing
+ * the idempotency records that admitted the commands. It runs on the durable recorder (one consumer
+ * group for all gateway instances), so it happens even when no request waits any more, and in the
+ * recorder's own statement: a poll's replies, in the log and in every hook's table, commit together
+ * in one round trip to the database.
  */
 public interface ReplyHook {
 
@@ -45,12 +45,22 @@ public interface ReplyHook {
   }
 
   /**
-   * Called for the replies of one poll of the reply topic, at most one per command; must be
-   * idempotent (a reply may come again, in a later poll or under a new message id), and should take
-   * them in one statement: it runs once per poll, not once per reply.
-   *
-   * @param replies each body exactly as stored in the command log
-   * @param at when they were recorded
+   * The relation a hook's statement reads a poll's replies from: {@code replies.command_id}, {@code
+   * replies.status}, {@code replies.body} (as the command log stores it), at most one row per
+   * command.
    */
-  void repliesRecorded(Connection connection, List<Reply> replies, Instant at) throws SQLException;
+  String REPLIES = "replies";
+
+  /** The one-row relation holding when the replies are recorded: {@code recorded.at}. */
+  String RECORDED = "recorded";
+
+  /**
+   * A data-modifying statement ({@code UPDATE}, {@code INSERT} or {@code DELETE}, no parameters)
+   * that runs inside the statement recording one poll of the reply topic, reading the poll's
+   * replies from {@value #REPLIES} and the time from {@value #RECORDED}. It sees the tables as they
+   * were before that statement, so not the replies it records in the command log. It must be
+   * idempotent (a reply may come again, in a later poll or under a new message id), and set-based:
+   * it runs once per poll, not once per reply.
+   */
+  String statement();
 }

@@ -8,7 +8,6 @@ import io.micronaut.configuration.kafka.annotation.Topic;
 import jakarta.inject.Singleton;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
@@ -30,11 +29,11 @@ import ph.payments.platform.tx.Transactions;
 
 /**
  * The durable reader of the reply topic (one consumer group for all gateway instances): it records
- * every reply in the command log exactly once and in the same transaction runs the {@link
- * ReplyHook}s (which complete idempotency records); before that, as soon as a reply is fetched, it
- * wakes whichever request on this instance waits for it. It publishes the partitions it owns to
- * {@link ReplyPartitions}, so the {@link ReplyWaker} reads only the others: replies recorded by
- * another instance that may have a request waiting here.
+ * every reply in the command log exactly once and in the same statement runs the {@link ReplyHook}s
+ * (which complete idempotency records); before that, as soon as a reply is fetched, it wakes
+ * whichever request on this instance waits for it. It publishes the partitions it owns to {@link
+ * ReplyPartitions}, so the {@link ReplyWaker} reads only the others: replies recorded by another
+ * instance that may have a request waiting here.
  */
 final class ReplyListeners {
 
@@ -54,7 +53,7 @@ final class ReplyListeners {
     private final BatchApplier applier;
     private final CommandBus bus;
     private final Clock clock;
-    private final List<ReplyHook> hooks;
+    private final String recording;
     private final ReplyPartitions partitions;
 
     /**
@@ -88,7 +87,7 @@ final class ReplyListeners {
               clock);
       this.bus = bus;
       this.clock = clock;
-      this.hooks = List.copyOf(hooks);
+      this.recording = CommandLog.replyRecording(List.copyOf(hooks));
       this.partitions = partitions;
     }
 
@@ -105,39 +104,39 @@ final class ReplyListeners {
           bus.complete(reply);
         }
       }
-      // The whole poll in two statements (the log's and each hook's), not a few per reply.
+      // The whole poll in one auto-committed statement (the log's and each hook's), not a few per
+      // reply: one round trip.
       applier.applyAll(
           records,
           consumer,
-          (connection, batch) -> {
-            Map<String, ReplyHook.Reply> first = new LinkedHashMap<>();
-            for (ConsumerRecord<String, byte[]> record : batch) {
-              KafkaTracing.consume(
-                  "command replies",
-                  record,
-                  () -> {
-                    CommandReply read = replies.get(record);
-                    // Unreadable: read again here, so that it fails inside the applier, which
-                    // parks it.
-                    CommandReply reply =
-                        read != null
-                            ? read
-                            : Json.fromBytes(
-                                KafkaEnvelopes.fromRecord(record).payload(), CommandReply.class);
-                    // Serialised once, so the command log and every hook store the same bytes.
-                    first.computeIfAbsent(
-                        reply.commandId(),
-                        id -> new ReplyHook.Reply(id, reply.status(), Json.toText(reply.body())));
-                    return null;
-                  });
-            }
-            List<ReplyHook.Reply> recorded = List.copyOf(first.values());
-            Instant at = clock.instant();
-            CommandLog.recordReplies(connection, recorded, at);
-            for (ReplyHook hook : hooks) {
-              hook.repliesRecorded(connection, recorded, at);
-            }
-          });
+          (BatchApplier.OneStatementWork)
+              (connection, batch) -> {
+                Map<String, ReplyHook.Reply> first = new LinkedHashMap<>();
+                for (ConsumerRecord<String, byte[]> record : batch) {
+                  KafkaTracing.consume(
+                      "command replies",
+                      record,
+                      () -> {
+                        CommandReply read = replies.get(record);
+                        // Unreadable: read again here, so that it fails inside the applier, which
+                        // parks it.
+                        CommandReply reply =
+                            read != null
+                                ? read
+                                : Json.fromBytes(
+                                    KafkaEnvelopes.fromRecord(record).payload(),
+                                    CommandReply.class);
+                        // Serialised once, so the command log and every hook store the same bytes.
+                        first.computeIfAbsent(
+                            reply.commandId(),
+                            id ->
+                                new ReplyHook.Reply(id, reply.status(), Json.toText(reply.body())));
+                        return null;
+                      });
+                }
+                CommandLog.recordReplies(
+                    connection, recording, List.copyOf(first.values()), clock.instant());
+              });
       // The consumer's position, not the last record's: the applier rewinds a failing partition.
       // Only the batch's partitions surely have one without asking the broker.
       TopicPartition last = null;

@@ -7,11 +7,9 @@ import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.List;
 import java.util.Optional;
 import ph.payments.gateway.commands.ReplyHook;
 import ph.payments.platform.outbox.OutboxWriter;
-import ph.payments.platform.tx.Statements;
 
 /**
  * The {@code idempotency_keys} table. Every method runs on the caller's connection, inside its
@@ -52,11 +50,16 @@ final class IdempotencyRecords {
       "UPDATE idempotency_keys SET status = 'completed', response_status = ?,"
           + " response_body = ?::json, completed_at = ?, locked_until = NULL"
           + " WHERE command_id = ? AND status = 'in_progress'";
-  private static final String COMPLETE_ALL =
-      "UPDATE idempotency_keys k SET status = 'completed', response_status = r.status,"
-          + " response_body = r.body::json, completed_at = ?, locked_until = NULL FROM "
-          + ReplyHook.Reply.ROWS
-          + " WHERE k.command_id = r.command_id AND k.status = 'in_progress'";
+
+  /** Completes the records of a poll's replies, inside the reply recorder's statement. */
+  static final String COMPLETE_ON_REPLY =
+      "UPDATE idempotency_keys k SET status = 'completed', response_status = replies.status,"
+          + " response_body = replies.body::json, completed_at = recorded.at, locked_until = NULL"
+          + " FROM "
+          + ReplyHook.REPLIES
+          + ", "
+          + ReplyHook.RECORDED
+          + " WHERE k.command_id = replies.command_id AND k.status = 'in_progress'";
 
   private static final String FIND_RESPONSE =
       "SELECT response_status, response_body FROM idempotency_keys"
@@ -168,21 +171,6 @@ final class IdempotencyRecords {
       throws SQLException {
     try (PreparedStatement update = connection.prepareStatement(COMPLETE)) {
       bindCompletion(update, commandId, status, body, at);
-      update.executeUpdate();
-    }
-  }
-
-  /**
-   * Like {@link #complete} for many commands, in one statement (the reply recorder's, once per
-   * poll).
-   */
-  static void completeAll(Connection connection, List<ReplyHook.Reply> replies, Instant at)
-      throws SQLException {
-    // Planned at each execution: a plan kept from when the table was small joins by reading all
-    // of it (Statements).
-    try (PreparedStatement update = Statements.plannedEachTime(connection, COMPLETE_ALL)) {
-      update.setTimestamp(1, Timestamp.from(at));
-      ReplyHook.Reply.setRows(update, 2, replies);
       update.executeUpdate();
     }
   }

@@ -60,6 +60,7 @@ class ReplyInPlaceIT extends GatewayTest {
               long[] before = updates(c);
               CommandLog.recordReplies(
                   c,
+                  CommandLog.replyRecording(List.of()),
                   commandIds.stream().map(id -> new ReplyHook.Reply(id, 201, REPLY)).toList(),
                   clock.instant());
               return since(before, updates(c));

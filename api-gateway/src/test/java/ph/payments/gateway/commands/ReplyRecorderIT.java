@@ -2,6 +2,8 @@ package ph.payments.gateway.commands;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
 import jakarta.inject.Inject;
@@ -24,12 +26,13 @@ import ph.payments.gateway.support.GatewayTest;
 import ph.payments.gateway.support.Sql;
 import ph.payments.platform.json.Json;
 import ph.payments.platform.kafka.KafkaSettings;
+import ph.payments.platform.tx.TransactionFailedException;
 import ph.payments.platform.tx.Transactions;
 import ph.payments.testkit.TestKafka;
 
 /**
- * The durable reply recorder takes a poll's replies in one statement per table: a burst of replies
- * is recorded in the command log and completes the idempotency records that admitted the commands,
+ * The durable reply recorder takes a poll's replies in one statement: a burst of replies is
+ * recorded in the command log and completes the idempotency records that admitted the commands,
  * each command keeps its first reply (a second, different one and a redelivery change nothing), and
  * a command nobody admitted under a key is recorded all the same. The test plays the command owner:
  * it writes commands through the bus (to a topic nobody reads) and sends their replies on the reply
@@ -43,6 +46,7 @@ class ReplyRecorderIT extends GatewayTest {
 
   @Inject CommandBus bus;
   @Inject Transactions transactions;
+  @Inject List<ReplyHook> hooks;
 
   private KafkaProducer<String, byte[]> producer;
 
@@ -131,6 +135,54 @@ class ReplyRecorderIT extends GatewayTest {
             "the record stores the very bytes of the command log");
       }
     }
+  }
+
+  @Test
+  void aPollsRepliesAndWhatTheHooksDoCommitTogetherOrNotAtAll() {
+    Command command = command();
+    bus.accept(command, COMMANDS);
+    admitUnderKey(command, "recorder-whole-" + command.commandId());
+    List<ReplyHook.Reply> replies = List.of(new ReplyHook.Reply(command.commandId(), 201, "{}"));
+    // A hook that fails at run time, after the log's and the other hooks' parts have run.
+    ReplyHook failing =
+        () ->
+            "UPDATE idempotency_keys k SET response_status = 1 / (replies.status - replies.status)"
+                + " FROM replies WHERE k.command_id = replies.command_id";
+    List<ReplyHook> withFailing = new ArrayList<>(hooks);
+    withFailing.add(failing);
+
+    assertThrows(
+        TransactionFailedException.class,
+        () ->
+            transactions.autoCommitted(
+                c -> {
+                  CommandLog.recordReplies(
+                      c, CommandLog.replyRecording(withFailing), replies, Instant.now());
+                  return null;
+                }));
+    assertNull(
+        sql()
+            .text(
+                "SELECT replied_at::text FROM commands WHERE command_id = ?", command.commandId()),
+        "nothing of a failed recording is kept");
+    assertEquals(
+        "in_progress",
+        sql()
+            .text("SELECT status FROM idempotency_keys WHERE command_id = ?", command.commandId()));
+
+    transactions.autoCommitted(
+        c -> {
+          CommandLog.recordReplies(c, CommandLog.replyRecording(hooks), replies, Instant.now());
+          return null;
+        });
+    assertEquals(
+        201,
+        sql()
+            .number("SELECT reply_status FROM commands WHERE command_id = ?", command.commandId()));
+    assertEquals(
+        "completed",
+        sql()
+            .text("SELECT status FROM idempotency_keys WHERE command_id = ?", command.commandId()));
   }
 
   private Command command() {

@@ -17,6 +17,7 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import ph.payments.platform.tx.SqlWork;
 import ph.payments.platform.tx.Transactions;
 
 /**
@@ -60,6 +61,25 @@ public final class BatchApplier {
   public interface BatchWork {
     void apply(Connection connection, List<ConsumerRecord<String, byte[]>> records)
         throws SQLException;
+
+    /** Whether the work is a single statement, run auto-committed ({@link OneStatementWork}). */
+    default boolean oneStatement() {
+      return false;
+    }
+  }
+
+  /**
+   * A {@link BatchWork} that writes in exactly one statement, its last step: it runs in auto-commit
+   * mode ({@link Transactions#autoCommitted}), one round trip to the database where a transaction
+   * takes two, and as atomic, since a statement commits whole or not at all. What the work does
+   * before its statement must not write.
+   */
+  @FunctionalInterface
+  public interface OneStatementWork extends BatchWork {
+    @Override
+    default boolean oneStatement() {
+      return true;
+    }
   }
 
   /**
@@ -233,11 +253,7 @@ public final class BatchApplier {
       return 0;
     }
     try {
-      transactions.inTransaction(
-          connection -> {
-            work.apply(connection, records);
-            return null;
-          });
+      applyCommitted(work, records);
     } catch (RuntimeException batchFailed) {
       log.warn(
           "{}: a batch of {} records failed ({}); applying them one by one",
@@ -253,6 +269,20 @@ public final class BatchApplier {
     }
     commit(consumer, offsets);
     return records.size();
+  }
+
+  /** {@code work} on {@code records}, committed: in a transaction, or auto-committed. */
+  private void applyCommitted(BatchWork work, List<ConsumerRecord<String, byte[]>> records) {
+    SqlWork<Void> committed =
+        connection -> {
+          work.apply(connection, records);
+          return null;
+        };
+    if (work.oneStatement()) {
+      transactions.autoCommitted(committed);
+    } else {
+      transactions.inTransaction(committed);
+    }
   }
 
   /** One record's work in a span continuing its producer's trace ({@link KafkaTracing}). */
@@ -290,11 +320,7 @@ public final class BatchApplier {
         continue; // order within a partition: nothing after a failing record applies before it
       }
       try {
-        transactions.inTransaction(
-            connection -> {
-              work.apply(connection, List.of(record));
-              return null;
-            });
+        applyCommitted(work, List.of(record));
       } catch (RuntimeException failed) {
         if (countAndMaybePark(partition, record, failed)) {
           applied.put(partition, new OffsetAndMetadata(record.offset() + 1));

@@ -1,6 +1,7 @@
 package ph.payments.platform.kafka;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
@@ -79,14 +80,7 @@ class BatchApplierIT {
   @Test
   void batchWorkGetsThePollAtOnceAndEachRecordAloneAfterAFailure() throws Exception {
     String topic = Fixtures.uniqueTopic("batchwork");
-    try (KafkaProducer<String, byte[]> producer =
-        new KafkaProducer<>(KafkaSettings.producer(TestKafka.bootstrapServers(), "batchwork-it"))) {
-      for (int i = 0; i < 10; i++) {
-        producer.send(
-            new ProducerRecord<>(topic, 0, "k", ("b-" + i).getBytes(StandardCharsets.UTF_8)));
-      }
-      producer.flush();
-    }
+    sendNumbered(topic, "b-", 10);
     List<Integer> callSizes = new ArrayList<>();
     AtomicInteger poisonAttempts = new AtomicInteger();
     BatchApplier applier = new BatchApplier("it", transactions, Duration.ofMillis(50));
@@ -102,16 +96,7 @@ class BatchApplierIT {
           }
         };
 
-    Map<String, Object> config = KafkaSettings.consumer(TestKafka.bootstrapServers(), topic);
-    try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(config)) {
-      consumer.subscribe(List.of(topic));
-      long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-      while (applied(topic).size() < 10 && System.nanoTime() < deadline) {
-        List<ConsumerRecord<String, byte[]>> records = new ArrayList<>();
-        consumer.poll(Duration.ofMillis(200)).forEach(records::add);
-        applier.applyAll(records, consumer, work);
-      }
-    }
+    applyAllUntil(topic, 10, applier, work);
 
     List<String> ids = applied(topic).stream().map(row -> row[1]).toList();
     assertEquals(
@@ -121,6 +106,49 @@ class BatchApplierIT {
     assertTrue(callSizes.get(0) > 1, "the first poll went to the work at once: " + callSizes);
     assertTrue(callSizes.contains(1), "after the failure, records went one by one: " + callSizes);
     assertEquals(2, poisonAttempts.get(), "the failing record applied alone on its second try");
+  }
+
+  /**
+   * Work in one statement ({@link BatchApplier.OneStatementWork}) runs auto-committed, a poll at
+   * once and each record alone after a failure, and every record applies exactly once.
+   */
+  @Test
+  void oneStatementWorkRunsAutoCommitted() throws Exception {
+    String topic = Fixtures.uniqueTopic("onestatement");
+    sendNumbered(topic, "s-", 6);
+    List<Boolean> autoCommit = new ArrayList<>();
+    AtomicBoolean failed = new AtomicBoolean();
+    BatchApplier applier = new BatchApplier("it", transactions, Duration.ofMillis(50));
+    BatchApplier.OneStatementWork work =
+        (connection, records) -> {
+          autoCommit.add(connection.getAutoCommit());
+          if (records.size() > 1 && failed.compareAndSet(false, true)) {
+            throw new IllegalStateException("the batch could not be read");
+          }
+          try (PreparedStatement insert =
+              connection.prepareStatement(
+                  "INSERT INTO applied (topic, partition_no, message_id)"
+                      + " SELECT ?, 0, unnest(?::text[])")) {
+            insert.setString(1, topic);
+            insert.setArray(
+                2,
+                connection.createArrayOf(
+                    "text",
+                    records.stream()
+                        .map(r -> new String(r.value(), StandardCharsets.UTF_8))
+                        .toArray()));
+            insert.executeUpdate();
+          }
+        };
+
+    applyAllUntil(topic, 6, applier, work);
+
+    assertEquals(
+        List.of("s-0", "s-1", "s-2", "s-3", "s-4", "s-5"),
+        applied(topic).stream().map(row -> row[1]).toList(),
+        "each record applied exactly once, in order");
+    assertTrue(failed.get(), "a poll of several records came at once and failed");
+    assertFalse(autoCommit.contains(false), "every call ran auto-committed: " + autoCommit);
   }
 
   @Test
@@ -585,6 +613,33 @@ class BatchApplierIT {
     }
     assertEquals(3, poisonAttempts.get());
     assertEquals(List.of("a", "d", "b", "c"), applied(topic).stream().map(row -> row[1]).toList());
+  }
+
+  /** {@code count} records to partition 0 of {@code topic}, valued {@code prefix} and 0, 1, …. */
+  private static void sendNumbered(String topic, String prefix, int count) {
+    try (KafkaProducer<String, byte[]> producer =
+        new KafkaProducer<>(KafkaSettings.producer(TestKafka.bootstrapServers(), "numbered-it"))) {
+      for (int i = 0; i < count; i++) {
+        producer.send(
+            new ProducerRecord<>(topic, 0, "k", (prefix + i).getBytes(StandardCharsets.UTF_8)));
+      }
+      producer.flush();
+    }
+  }
+
+  /** Polls {@code topic} and applies each poll at once until {@code count} records applied. */
+  private static void applyAllUntil(
+      String topic, int count, BatchApplier applier, BatchApplier.BatchWork work) throws Exception {
+    Map<String, Object> config = KafkaSettings.consumer(TestKafka.bootstrapServers(), topic);
+    try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(config)) {
+      consumer.subscribe(List.of(topic));
+      long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+      while (applied(topic).size() < count && System.nanoTime() < deadline) {
+        List<ConsumerRecord<String, byte[]>> records = new ArrayList<>();
+        consumer.poll(Duration.ofMillis(200)).forEach(records::add);
+        applier.applyAll(records, consumer, work);
+      }
+    }
   }
 
   private static void send(String topic, List<Envelope> envelopes) {
