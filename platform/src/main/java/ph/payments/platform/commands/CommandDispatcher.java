@@ -5,6 +5,7 @@ import java.sql.SQLException;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -22,6 +23,7 @@ import ph.payments.platform.json.Json;
 import ph.payments.platform.kafka.KafkaEnvelopes;
 import ph.payments.platform.outbox.OutboxMessage;
 import ph.payments.platform.outbox.OutboxWriter;
+import ph.payments.platform.tx.Transactions;
 
 /**
  * The owner side of the command path: in one transaction it records the command as consumed,
@@ -55,27 +57,58 @@ public final class CommandDispatcher {
    * @return true when it was applied now, false when it had been applied before
    */
   public boolean dispatch(Connection connection, Envelope envelope) throws SQLException {
-    Command command = Json.fromBytes(envelope.payload(), Command.class);
+    Command command = read(envelope);
     return inbox.apply(
         connection,
         consumerName,
         command.commandId(),
         tx -> {
-          CommandHandler.Applied applied = apply(tx, command);
-          OutboxMessage reply =
-              OutboxMessage.of(
-                  Topics.COMMAND_REPLIES,
-                  command.commandId(),
-                  CommandTypes.REPLY,
-                  Json.toBytes(applied.reply()));
-          if (applied.writes().isEmpty()) {
-            outbox.append(tx, reply);
-          } else {
-            // The handler's last writes and the reply in one statement: one round trip.
-            outbox.appendWith(tx, applied.writes(), reply);
-          }
-          return applied.reply();
+          applyAndReply(tx, command);
+          return null;
         });
+  }
+
+  /** The command {@code envelope} carries. */
+  public static Command read(Envelope envelope) {
+    return Json.fromBytes(envelope.payload(), Command.class);
+  }
+
+  /**
+   * Records the commands of one poll in the inbox in one statement, on {@code connection}, which
+   * must be in a transaction: the caller then {@link #applyRecorded applies} exactly the commands
+   * whose ids this returns, in the same transaction. A command applied before is not returned; one
+   * that comes twice in the poll is returned once.
+   *
+   * @return the ids of the commands to apply now
+   */
+  public Set<String> recordAll(Connection connection, List<Command> commands) throws SQLException {
+    return inbox.recordAll(
+        connection, consumerName, commands.stream().map(Command::commandId).toList());
+  }
+
+  /**
+   * Applies {@code command}, which {@link #recordAll} recorded in this transaction, and puts its
+   * reply in the outbox.
+   */
+  public void applyRecorded(Connection connection, Command command) throws SQLException {
+    Transactions.requireTransaction(connection);
+    applyAndReply(connection, command);
+  }
+
+  private void applyAndReply(Connection connection, Command command) throws SQLException {
+    CommandHandler.Applied applied = apply(connection, command);
+    OutboxMessage reply =
+        OutboxMessage.of(
+            Topics.COMMAND_REPLIES,
+            command.commandId(),
+            CommandTypes.REPLY,
+            Json.toBytes(applied.reply()));
+    if (applied.writes().isEmpty()) {
+      outbox.append(connection, reply);
+    } else {
+      // The handler's last writes and the reply in one statement: one round trip.
+      outbox.appendWith(connection, applied.writes(), reply);
+    }
   }
 
   /** What the merchant is told about a command that was parked: it was not applied. */

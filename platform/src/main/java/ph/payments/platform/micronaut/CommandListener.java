@@ -6,9 +6,12 @@ import io.micronaut.configuration.kafka.annotation.OffsetStrategy;
 import io.micronaut.configuration.kafka.annotation.Topic;
 import io.micronaut.context.annotation.Requires;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import ph.payments.contracts.commands.Command;
 import ph.payments.platform.commands.CommandDispatcher;
 import ph.payments.platform.kafka.BatchApplier;
 import ph.payments.platform.kafka.KafkaEnvelopes;
@@ -18,12 +21,13 @@ import ph.payments.platform.tx.Transactions;
 
 /**
  * Consumes the service's command topic ({@code commands.topic}) with {@code commands.threads}
- * consumers (one per partition at most). Each poll is applied in one transaction and the consumer
- * commits its offsets once a second after it; a failure is retried on the same record (never
- * skipped: a command is money), and the inbox makes the retry harmless. A command that fails on its
- * own {@code consumers.max-attempts} times is parked with a 500 {@code internal_error} reply saying
- * it was not applied ({@link CommandDispatcher#park}), so it cannot block the commands behind it.
- * See {@link BatchApplier}.
+ * consumers (one per partition at most). Each poll is applied in one transaction (its command ids
+ * recorded in the inbox in one statement, then each new command applied in poll order) and the
+ * consumer commits its offsets once a second after it; a failure is retried on the same record
+ * (never skipped: a command is money), and the inbox makes the retry harmless. A command that fails
+ * on its own {@code consumers.max-attempts} times is parked with a 500 {@code internal_error} reply
+ * saying it was not applied ({@link CommandDispatcher#park}), so it cannot block the commands
+ * behind it. See {@link BatchApplier}.
  */
 @Requires(property = "commands.topic")
 @KafkaListener(
@@ -67,9 +71,28 @@ public class CommandListener {
             return null;
           });
     }
-    applier.apply(
+    // The poll's command ids go into the inbox in one statement, not one each.
+    applier.applyAll(
         records,
         consumer,
-        (connection, record) -> dispatcher.dispatch(connection, KafkaEnvelopes.fromRecord(record)));
+        (connection, batch) -> {
+          List<Command> commands = new ArrayList<>(batch.size());
+          for (ConsumerRecord<String, byte[]> record : batch) {
+            commands.add(CommandDispatcher.read(KafkaEnvelopes.fromRecord(record)));
+          }
+          Set<String> fresh = dispatcher.recordAll(connection, commands);
+          for (int i = 0; i < batch.size(); i++) {
+            Command command = commands.get(i);
+            if (fresh.remove(command.commandId())) {
+              KafkaTracing.consume(
+                  "commands",
+                  batch.get(i),
+                  () -> {
+                    dispatcher.applyRecorded(connection, command);
+                    return null;
+                  });
+            }
+          }
+        });
   }
 }
