@@ -2,6 +2,7 @@ package ph.payments.platform.commands;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -21,9 +22,9 @@ import ph.payments.platform.errors.ErrorEnvelope;
 import ph.payments.platform.inbox.IdempotentConsumer;
 import ph.payments.platform.json.Json;
 import ph.payments.platform.kafka.KafkaEnvelopes;
+import ph.payments.platform.kafka.KafkaTracing;
 import ph.payments.platform.outbox.OutboxMessage;
 import ph.payments.platform.outbox.OutboxWriter;
-import ph.payments.platform.tx.Transactions;
 
 /**
  * The owner side of the command path: in one transaction it records the command as consumed,
@@ -68,31 +69,42 @@ public final class CommandDispatcher {
         });
   }
 
-  /** The command {@code envelope} carries. */
-  public static Command read(Envelope envelope) {
-    return Json.fromBytes(envelope.payload(), Command.class);
-  }
-
   /**
-   * Records the commands of one poll in the inbox in one statement, on {@code connection}, which
-   * must be in a transaction: the caller then {@link #applyRecorded applies} exactly the commands
-   * whose ids this returns, in the same transaction. A command applied before is not returned; one
-   * that comes twice in the poll is returned once.
+   * Applies the commands of one poll ({@code records}, in poll order) on {@code connection}, which
+   * must be in a transaction: their ids go into the inbox in one statement, then each command not
+   * applied before is applied in poll order and its reply put in the outbox, each in a span of its
+   * record ({@link KafkaTracing}). A command that comes twice in the poll is applied once.
    *
-   * @return the ids of the commands to apply now
+   * @return how many commands were applied now
    */
-  public Set<String> recordAll(Connection connection, List<Command> commands) throws SQLException {
-    return inbox.recordAll(
-        connection, consumerName, commands.stream().map(Command::commandId).toList());
+  public int dispatchAll(Connection connection, List<ConsumerRecord<String, byte[]>> records)
+      throws SQLException {
+    List<Command> commands = new ArrayList<>(records.size());
+    for (ConsumerRecord<String, byte[]> record : records) {
+      commands.add(read(KafkaEnvelopes.fromRecord(record)));
+    }
+    Set<String> fresh =
+        inbox.recordAll(
+            connection, consumerName, commands.stream().map(Command::commandId).toList());
+    int applied = 0;
+    for (int i = 0; i < records.size(); i++) {
+      Command command = commands.get(i);
+      if (fresh.remove(command.commandId())) {
+        KafkaTracing.consume(
+            "commands", // the span's name, as BatchApplier names a record's
+            records.get(i),
+            () -> {
+              applyAndReply(connection, command);
+              return null;
+            });
+        applied++;
+      }
+    }
+    return applied;
   }
 
-  /**
-   * Applies {@code command}, which {@link #recordAll} recorded in this transaction, and puts its
-   * reply in the outbox.
-   */
-  public void applyRecorded(Connection connection, Command command) throws SQLException {
-    Transactions.requireTransaction(connection);
-    applyAndReply(connection, command);
+  private static Command read(Envelope envelope) {
+    return Json.fromBytes(envelope.payload(), Command.class);
   }
 
   private void applyAndReply(Connection connection, Command command) throws SQLException {

@@ -6,12 +6,9 @@ import io.micronaut.configuration.kafka.annotation.OffsetStrategy;
 import io.micronaut.configuration.kafka.annotation.Topic;
 import io.micronaut.context.annotation.Requires;
 import java.time.Clock;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import ph.payments.contracts.commands.Command;
 import ph.payments.platform.commands.CommandDispatcher;
 import ph.payments.platform.kafka.BatchApplier;
 import ph.payments.platform.kafka.KafkaEnvelopes;
@@ -72,27 +69,6 @@ public class CommandListener {
           });
     }
     // The poll's command ids go into the inbox in one statement, not one each.
-    applier.applyAll(
-        records,
-        consumer,
-        (connection, batch) -> {
-          List<Command> commands = new ArrayList<>(batch.size());
-          for (ConsumerRecord<String, byte[]> record : batch) {
-            commands.add(CommandDispatcher.read(KafkaEnvelopes.fromRecord(record)));
-          }
-          Set<String> fresh = dispatcher.recordAll(connection, commands);
-          for (int i = 0; i < batch.size(); i++) {
-            Command command = commands.get(i);
-            if (fresh.remove(command.commandId())) {
-              KafkaTracing.consume(
-                  "commands",
-                  batch.get(i),
-                  () -> {
-                    dispatcher.applyRecorded(connection, command);
-                    return null;
-                  });
-            }
-          }
-        });
+    applier.applyAll(records, consumer, dispatcher::dispatchAll);
   }
 }

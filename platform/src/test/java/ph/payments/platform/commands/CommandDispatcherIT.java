@@ -11,8 +11,12 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -21,16 +25,19 @@ import ph.payments.contracts.commands.Command;
 import ph.payments.contracts.commands.CommandReply;
 import ph.payments.platform.inbox.IdempotentConsumer;
 import ph.payments.platform.json.Json;
+import ph.payments.platform.kafka.KafkaEnvelopes;
 import ph.payments.platform.outbox.Fixtures;
 import ph.payments.platform.outbox.OutboxWriter;
 import ph.payments.platform.tx.JdbcTransactions;
 import ph.payments.platform.tx.TransactionFailedException;
 import ph.payments.platform.tx.Transactions;
+import ph.payments.testkit.CountingConnection;
 import ph.payments.testkit.TestDatabase;
 
 /**
  * A handler that leaves its last writes to the dispatcher ({@link CommandHandler#apply}): they
- * commit with the command's inbox row and its reply, or none of them does.
+ * commit with the command's inbox row and its reply, or none of them does; a poll's commands share
+ * one inbox statement and each is applied once.
  */
 class CommandDispatcherIT {
 
@@ -132,6 +139,62 @@ class CommandDispatcherIT {
     assertEquals(1, replies(command.commandId()));
   }
 
+  /**
+   * A poll's command ids go into the inbox in one statement: twenty commands take only their own
+   * statements more than one does (two each here: the handler's own write, and the left writes with
+   * the reply), not an inbox insert each.
+   */
+  @Test
+  void aPollsCommandsShareOneInboxStatement() {
+    int one = statementsForPoll(1);
+    int twenty = statementsForPoll(20);
+
+    assertEquals(one + 19 * 2, twenty, "a poll of 20 against a poll of 1");
+  }
+
+  /** What a poll repeats, or an earlier poll applied, is applied and answered once. */
+  @Test
+  void aPollAppliesEachCommandOnce() {
+    String earlier = "e" + System.nanoTime();
+    Command before = command(earlier, earlier + "-also");
+    assertEquals(1, dispatchPoll(List.of(before), new AtomicInteger()));
+    String id = "p" + System.nanoTime();
+    Command twice = command(id, id + "-also");
+
+    assertEquals(1, dispatchPoll(List.of(twice, before, twice), new AtomicInteger()));
+
+    assertEquals(1, replies(twice.commandId()));
+    assertEquals(1, replies(before.commandId()));
+    assertTrue(written(id + "-left"));
+  }
+
+  private static int statementsForPoll(int size) {
+    List<Command> poll = new ArrayList<>();
+    for (int i = 0; i < size; i++) {
+      String id = "s" + System.nanoTime() + "-" + i;
+      poll.add(command(id, id + "-also"));
+    }
+    AtomicInteger statements = new AtomicInteger();
+    assertEquals(size, dispatchPoll(poll, statements));
+    return statements.get();
+  }
+
+  /** The commands as one poll's records, dispatched in one transaction, counting its statements. */
+  private static int dispatchPoll(List<Command> commands, AtomicInteger statements) {
+    List<ConsumerRecord<String, byte[]>> records = new ArrayList<>();
+    for (Command command : commands) {
+      ProducerRecord<String, byte[]> produced =
+          KafkaEnvelopes.toRecord("commands", envelope(command));
+      ConsumerRecord<String, byte[]> record =
+          new ConsumerRecord<>("commands", 0, records.size(), produced.key(), produced.value());
+      produced.headers().forEach(header -> record.headers().add(header));
+      records.add(record);
+    }
+    return transactions.inTransaction(
+        connection ->
+            dispatcher.dispatchAll(CountingConnection.wrap(connection, statements), records));
+  }
+
   private static Command command(String resourceId, String also) {
     return new Command(
         "cmd_" + resourceId,
@@ -144,15 +207,18 @@ class CommandDispatcherIT {
   }
 
   private static boolean dispatch(Command command) {
-    Envelope envelope =
-        new Envelope(
-            "msg_" + command.commandId(),
-            "command." + TYPE,
-            command.commandId(),
-            Instant.now(),
-            Json.toBytes(command),
-            Map.of());
-    return transactions.inTransaction(connection -> dispatcher.dispatch(connection, envelope));
+    return transactions.inTransaction(
+        connection -> dispatcher.dispatch(connection, envelope(command)));
+  }
+
+  private static Envelope envelope(Command command) {
+    return new Envelope(
+        "msg_" + command.commandId(),
+        "command." + TYPE,
+        command.commandId(),
+        Instant.now(),
+        Json.toBytes(command),
+        Map.of());
   }
 
   private static Connection connection() throws SQLException {
