@@ -143,7 +143,7 @@ class ReplyRecorderIT extends GatewayTest {
     bus.accept(command, COMMANDS);
     admitUnderKey(command, "recorder-whole-" + command.commandId());
     List<ReplyHook.Reply> replies = List.of(new ReplyHook.Reply(command.commandId(), 201, "{}"));
-    // A hook that fails at run time, after the log's and the other hooks' parts have run.
+    // A hook that fails at run time, in the statement with the log's and the other hooks' parts.
     ReplyHook failing =
         () ->
             "UPDATE idempotency_keys k SET response_status = 1 / (replies.status - replies.status)"
