@@ -15,7 +15,8 @@ public final class JdbcTransactions implements Transactions {
 
   @Override
   public <T> T inTransaction(SqlWork<T> work) {
-    return AfterCommit.around(() -> transaction(work));
+    // Its own connection and transaction: when the work returns, the commit has happened.
+    return AfterCommit.around(() -> transaction(work), () -> true);
   }
 
   private <T> T transaction(SqlWork<T> work) {
