@@ -1,7 +1,6 @@
 package ph.payments.platform.micronaut;
 
 import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -10,7 +9,6 @@ import io.micronaut.context.annotation.Requires;
 import io.micronaut.core.annotation.Nullable;
 import java.time.Duration;
 import ph.payments.platform.outbox.LogicalOutboxRelay;
-import ph.payments.platform.outbox.OutboxActivity;
 import ph.payments.platform.outbox.OutboxRelay;
 import ph.payments.platform.tx.Transactions;
 
@@ -32,8 +30,7 @@ public class OutboxMetrics {
       MeterRegistry registry,
       Transactions transactions,
       @Nullable OutboxRelay relay,
-      @Nullable LogicalOutboxRelay logicalRelay,
-      OutboxActivity activity) {
+      @Nullable LogicalOutboxRelay logicalRelay) {
     SqlSnapshot pending = new SqlSnapshot(transactions, PENDING_SQL, 2, Duration.ofSeconds(1));
     Gauge.builder("outbox.pending", pending, p -> p.value(0))
         .description("Outbox rows not yet published to Kafka")
@@ -68,13 +65,6 @@ public class OutboxMetrics {
             }
           };
       relay.observe(observer);
-      FunctionCounter.builder("outbox.express.sent", activity.express(), e -> e.sentCount())
-          .description(
-              "Messages this instance's writers sent by the express lane (commands, replies)")
-          .register(registry);
-      FunctionCounter.builder("outbox.express.failed", activity.express(), e -> e.failedCount())
-          .description("Express sends that failed; the relay sent those rows")
-          .register(registry);
       if (logicalRelay != null) {
         logicalRelay.observe(observer);
       }

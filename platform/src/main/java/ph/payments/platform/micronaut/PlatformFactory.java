@@ -10,7 +10,6 @@ import io.micronaut.core.annotation.Nullable;
 import io.micronaut.core.naming.conventions.StringConvention;
 import io.micronaut.data.connection.ConnectionOperations;
 import io.micronaut.transaction.TransactionOperations;
-import io.micronaut.transaction.TransactionStatus;
 import jakarta.inject.Singleton;
 import java.sql.Connection;
 import java.time.Clock;
@@ -66,23 +65,8 @@ public class PlatformFactory {
     return new Transactions() {
       @Override
       public <T> T inTransaction(ph.payments.platform.tx.SqlWork<T> work) {
-        // Committed for certain only when this call began the transaction and Micronaut did not
-        // roll it back for a rollback-only mark (which it does without an exception).
-        var began = new java.util.concurrent.atomic.AtomicReference<TransactionStatus<?>>();
         return AfterCommit.around(
-            () ->
-                operations.executeWrite(
-                    status -> {
-                      began.set(status);
-                      return run(work, status.getConnection());
-                    }),
-            () -> {
-              TransactionStatus<?> status = began.get();
-              return status != null
-                  && status.isNewTransaction()
-                  && status.isCompleted()
-                  && !status.isRollbackOnly();
-            });
+            () -> operations.executeWrite(status -> run(work, status.getConnection())));
       }
 
       @Override
@@ -146,21 +130,9 @@ public class PlatformFactory {
     return new ParkedMessages(clock);
   }
 
-  /**
-   * What this process's outbox writers and relay share; with {@code outbox.express} ({@code
-   * OUTBOX_EXPRESS}, on by default) commands and their replies go by the express lane while the
-   * relay of this process leads ({@link ph.payments.platform.outbox.OutboxExpress}).
-   */
   @Singleton
-  OutboxActivity outboxActivity(@Value("${outbox.express:true}") boolean express, Clock clock) {
-    return express
-        ? new OutboxActivity(
-            java.util.Set.of(
-                ph.payments.contracts.Topics.PAYMENTS_COMMANDS,
-                ph.payments.contracts.Topics.WEBHOOKS_COMMANDS,
-                ph.payments.contracts.Topics.COMMAND_REPLIES),
-            clock)
-        : new OutboxActivity();
+  OutboxActivity outboxActivity() {
+    return new OutboxActivity();
   }
 
   /**

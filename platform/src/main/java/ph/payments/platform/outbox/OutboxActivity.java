@@ -1,8 +1,6 @@
 package ph.payments.platform.outbox;
 
-import java.time.Clock;
 import java.time.Duration;
-import java.util.Set;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
@@ -31,26 +29,6 @@ public final class OutboxActivity {
 
   /** The one ring action of this process's writers, the same object each time ({@link #ring}). */
   private final Runnable doorbell = this::ring;
-
-  private final OutboxExpress express;
-
-  /** Activity without an express lane: every message goes through the relay. */
-  public OutboxActivity() {
-    this(Set.of(), Clock.systemUTC());
-  }
-
-  /**
-   * @param expressTopics topics whose messages go by the {@link OutboxExpress express lane} while
-   *     the relay of this process leads: only topics each of whose keys carries one message
-   */
-  public OutboxActivity(Set<String> expressTopics, Clock clock) {
-    this.express = new OutboxExpress(expressTopics, clock, doorbell);
-  }
-
-  /** The express lane of this process's writers and relay. */
-  public OutboxExpress express() {
-    return express;
-  }
 
   /** True while the local relay leads and polls without waiting for notifications. */
   public boolean relayPolling() {

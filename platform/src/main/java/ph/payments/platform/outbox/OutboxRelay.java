@@ -97,32 +97,6 @@ public final class OutboxRelay implements AutoCloseable {
           + PENDING_COLUMNS
           + " FROM outbox WHERE published_at IS NULL AND id <> ALL (?) ORDER BY id LIMIT ?";
 
-  /**
-   * The read with the marks of both the relay's own sends (by id) and the express lane's (by
-   * message id: its writers never learn the row's id), and leaving out what the lane has in flight;
-   * built per pass ({@link #readPending}), planned each time.
-   */
-  private static String markAndSelect(boolean expressMarks, boolean excluding) {
-    return "WITH marked AS (UPDATE outbox SET published_at = ?, last_attempt_at = ?,"
-        + " attempts = attempts + 1, last_error = NULL WHERE id = ANY (?)"
-        + (expressMarks ? " OR (message_id = ANY (?) AND published_at IS NULL)" : "")
-        + ") SELECT "
-        + PENDING_COLUMNS
-        + " FROM outbox WHERE published_at IS NULL AND id <> ALL (?)"
-        + (excluding ? " AND message_id <> ALL (?)" : "")
-        + " ORDER BY id LIMIT ?";
-  }
-
-  /** The read while the express lane has messages in flight and nothing is to be marked. */
-  private static final String SELECT_PENDING_EXCEPT =
-      "SELECT "
-          + PENDING_COLUMNS
-          + " FROM outbox WHERE published_at IS NULL AND message_id <> ALL (?) ORDER BY id LIMIT ?";
-
-  private static final String MARK_EXPRESSED =
-      "UPDATE outbox SET published_at = ?, last_attempt_at = ?, attempts = attempts + 1,"
-          + " last_error = NULL WHERE message_id = ANY (?) AND published_at IS NULL";
-
   private static final String MARK_FAILED =
       "UPDATE outbox SET last_attempt_at = ?, attempts = attempts + 1, last_error = ? WHERE id = ?";
 
@@ -334,9 +308,6 @@ public final class OutboxRelay implements AutoCloseable {
           continue;
         }
         activity.passStarting(); // this pass reads what every ring so far announced
-        if (activity.express().configured()) {
-          producer(); // the lane opens with the producer it borrows
-        }
         int sent = publishPending();
         purgeIfDue();
         backoff = Duration.ZERO;
@@ -428,7 +399,6 @@ public final class OutboxRelay implements AutoCloseable {
     // Unmarked rows stay pending: whoever leads next reads and sends them again (consumers drop
     // the duplicates by message id), as after a relay that dies between acknowledgement and mark.
     unmarked.clear();
-    activity.express().close();
     activity.relayPolling(false);
     if (leaderConnection != null) {
       try {
@@ -477,7 +447,9 @@ public final class OutboxRelay implements AutoCloseable {
     if (byKey.isEmpty()) {
       return 0;
     }
-    producer();
+    if (producer == null) {
+      producer = producers.get();
+    }
 
     int attempted = 0;
     List<Long> sent = new ArrayList<>(rows.size());
@@ -548,34 +520,16 @@ public final class OutboxRelay implements AutoCloseable {
     return !now.isBefore(row.lastAttemptAt().plus(wait));
   }
 
-  /**
-   * The pending rows, oldest first, but for those the express lane has in flight; marks the
-   * acknowledged ones ({@link #unmarked}, and the lane's) with them.
-   */
+  /** The pending rows, oldest first; marks the acknowledged ones ({@link #unmarked}) with them. */
   private List<PendingRow> readPending() throws SQLException {
     List<PendingRow> rows = new ArrayList<>();
-    OutboxExpress express = activity.express();
-    List<String> expressed = express.takeAcknowledged();
-    List<String> inFlight = express.inFlight();
-    boolean marking = !unmarked.isEmpty() || !expressed.isEmpty();
-    // The read sees the table as before its own marks: it leaves out what it marks.
-    List<String> leftOut = inFlight;
-    if (!expressed.isEmpty()) {
-      leftOut = new ArrayList<>(inFlight);
-      leftOut.addAll(expressed);
-    }
-    boolean excluding = !leftOut.isEmpty();
+    boolean marking = !unmarked.isEmpty();
     // Planned each time when it marks, as the mark on its own is: a generic plan made while the
     // table was small reads the whole table for the update once it has grown (docs/decisions.md).
     try (PreparedStatement select =
         marking
-            ? Statements.plannedEachTime(
-                leaderConnection,
-                expressed.isEmpty() && !excluding
-                    ? MARK_AND_SELECT_PENDING
-                    : markAndSelect(!expressed.isEmpty(), excluding))
-            : leaderConnection.prepareStatement(
-                excluding ? SELECT_PENDING_EXCEPT : SELECT_PENDING)) {
+            ? Statements.plannedEachTime(leaderConnection, MARK_AND_SELECT_PENDING)
+            : leaderConnection.prepareStatement(SELECT_PENDING)) {
       int next = 1;
       if (marking) {
         Timestamp now = Timestamp.from(clock.instant());
@@ -583,13 +537,7 @@ public final class OutboxRelay implements AutoCloseable {
         select.setTimestamp(next++, now);
         select.setTimestamp(next++, now);
         select.setArray(next++, ids);
-        if (!expressed.isEmpty()) {
-          select.setArray(next++, leaderConnection.createArrayOf("text", expressed.toArray()));
-        }
         select.setArray(next++, ids);
-      }
-      if (excluding) {
-        select.setArray(next++, leaderConnection.createArrayOf("text", leftOut.toArray()));
       }
       select.setInt(next, settings.batchSize());
       try (ResultSet rs = select.executeQuery()) {
@@ -617,21 +565,11 @@ public final class OutboxRelay implements AutoCloseable {
     return rows;
   }
 
-  /** Marks the acknowledged rows whose mark no read has carried yet, the express lane's too. */
+  /** Marks the acknowledged rows whose mark no read has carried yet. */
   private void markDeferred() throws SQLException {
     if (!unmarked.isEmpty()) {
       markPublished(unmarked);
       unmarked.clear();
-    }
-    List<String> expressed = activity.express().takeAcknowledged();
-    if (!expressed.isEmpty()) {
-      Timestamp now = Timestamp.from(clock.instant());
-      try (PreparedStatement mark = Statements.plannedEachTime(leaderConnection, MARK_EXPRESSED)) {
-        mark.setTimestamp(1, now);
-        mark.setTimestamp(2, now);
-        mark.setArray(3, leaderConnection.createArrayOf("text", expressed.toArray()));
-        mark.executeUpdate();
-      }
     }
   }
 
@@ -695,17 +633,7 @@ public final class OutboxRelay implements AutoCloseable {
     leaderConnection.unwrap(PGConnection.class).getNotifications((int) timeout.toMillis());
   }
 
-  /** The relay's producer, made when missing; the express lane borrows it while it leads. */
-  private Producer<String, byte[]> producer() {
-    if (producer == null) {
-      producer = producers.get();
-    }
-    activity.express().open(producer, observer);
-    return producer;
-  }
-
   private void closeProducer() {
-    activity.express().close(); // before the producer closes: nothing new is sent on it
     producer = RelaySends.close(producer);
   }
 

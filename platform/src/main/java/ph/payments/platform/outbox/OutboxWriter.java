@@ -6,12 +6,10 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.time.Clock;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
-import ph.payments.contracts.Envelope;
 import ph.payments.platform.json.Json;
 import ph.payments.platform.tracing.MessageContext;
 import ph.payments.platform.tx.AfterCommit;
@@ -194,45 +192,27 @@ public final class OutboxWriter {
                 + ", m AS ("
                 + INSERT_GUARDED
                 + ") SELECT CASE WHEN ? THEN pg_notify(?, '') END FROM g";
-    if (logical) {
-      try (PreparedStatement statement = connection.prepareStatement(sql)) {
-        int next = guard.parameters().set(statement, 1);
-        next = insert.parameters().set(statement, next);
-        setEmitted(statement, next, message);
-        try (ResultSet admitted = statement.executeQuery()) {
-          return admitted.next();
-        }
-      }
-    }
-    List<Row> rows = rows(List.of(message));
-    Express lane = express(connection, rows);
     boolean polling = false;
-    boolean guarded;
     try (PreparedStatement statement = connection.prepareStatement(sql)) {
       int next = guard.parameters().set(statement, 1);
       next = insert.parameters().set(statement, next);
-      next = setMessage(statement, next, rows.get(0));
-      // CASE evaluates only the branch it takes: no notification while the relay polls anyway, or
-      // for a message that goes by the express lane.
-      polling = activity.relayPolling();
-      statement.setBoolean(next, !polling && !lane.takesAll());
-      statement.setString(next + 1, channel);
-      try (ResultSet admitted = statement.executeQuery()) {
-        guarded = admitted.next();
+      if (logical) {
+        setEmitted(statement, next, message);
+      } else {
+        next = setMessage(statement, next, message);
+        // CASE evaluates only the branch it takes: no notification while the relay polls anyway.
+        polling = activity.relayPolling();
+        statement.setBoolean(next, !polling);
+        statement.setString(next + 1, channel);
       }
-    } catch (SQLException | RuntimeException e) {
-      lane.withdraw();
-      throw e;
+      try (ResultSet admitted = statement.executeQuery()) {
+        boolean guarded = admitted.next();
+        if (guarded && polling) {
+          ringAfterCommit();
+        }
+        return guarded;
+      }
     }
-    if (!guarded) {
-      lane.withdraw();
-      return false;
-    }
-    lane.written();
-    if (polling && !lane.takesAll()) {
-      ringAfterCommit();
-    }
-    return true;
   }
 
   /**
@@ -308,27 +288,20 @@ public final class OutboxWriter {
             + ") VALUES "
             + String.join(", ", Collections.nCopies(messages.size(), "(" + VALUES + ")"))
             + ")");
-    List<Row> rows = rows(messages);
-    Express lane = express(connection, rows);
-    boolean polling;
     try (PreparedStatement insert =
         connection.prepareStatement(
             "WITH " + String.join(", ", with) + " SELECT pg_notify(?, '') WHERE ?")) {
       int next = setAll(insert, writes);
-      for (Row row : rows) {
-        next = setMessage(insert, next, row);
+      for (OutboxMessage message : messages) {
+        next = setMessage(insert, next, message);
       }
       insert.setString(next, channel);
-      polling = activity.relayPolling();
-      insert.setBoolean(next + 1, !polling && !lane.takesAll());
+      boolean polling = activity.relayPolling();
+      insert.setBoolean(next + 1, !polling);
       insert.execute();
-    } catch (SQLException | RuntimeException e) {
-      lane.withdraw();
-      throw e;
-    }
-    lane.written();
-    if (polling && !lane.takesAll()) {
-      ringAfterCommit();
+      if (polling) {
+        ringAfterCommit();
+      }
     }
   }
 
@@ -353,18 +326,9 @@ public final class OutboxWriter {
       }
       return;
     }
-    List<Row> rows = rows(List.of(message));
-    Express lane = express(connection, rows);
     try (PreparedStatement insert = connection.prepareStatement(INSERT)) {
-      setMessage(insert, 1, rows.get(0));
+      setMessage(insert, 1, message);
       insert.executeUpdate();
-    } catch (SQLException | RuntimeException e) {
-      lane.withdraw();
-      throw e;
-    }
-    lane.written();
-    if (lane.takesAll()) {
-      return;
     }
     if (activity.relayPolling()) {
       ringAfterCommit();
@@ -399,99 +363,16 @@ public final class OutboxWriter {
   }
 
   /** Sets the seven parameters of {@link #INSERT} from {@code first}; returns the index after. */
-  private static int setMessage(PreparedStatement insert, int first, Row row) throws SQLException {
-    Envelope envelope = row.envelope();
-    insert.setString(first, envelope.messageId());
-    insert.setString(first + 1, row.topic());
-    insert.setString(first + 2, envelope.key());
-    insert.setString(first + 3, envelope.type());
-    insert.setBytes(first + 4, envelope.payload());
-    insert.setTimestamp(first + 5, Timestamp.from(envelope.time()));
-    Map<String, String> attributes = envelope.attributes();
+  private int setMessage(PreparedStatement insert, int first, OutboxMessage message)
+      throws SQLException {
+    insert.setString(first, message.messageId());
+    insert.setString(first + 1, message.topic());
+    insert.setString(first + 2, message.key());
+    insert.setString(first + 3, message.type());
+    insert.setBytes(first + 4, message.payload());
+    insert.setTimestamp(first + 5, Timestamp.from(clock.instant()));
+    Map<String, String> attributes = MessageContext.withCurrent(message.attributes());
     insert.setString(first + 6, attributes.isEmpty() ? null : Json.toText(attributes));
     return first + 7;
-  }
-
-  /** An outbox row as the relay will read it: what it publishes, and where. */
-  private record Row(String topic, Envelope envelope) {}
-
-  /** The rows of {@code messages}, written now with the trace context of this thread. */
-  private List<Row> rows(List<OutboxMessage> messages) {
-    Instant now = clock.instant();
-    List<Row> rows = new ArrayList<>(messages.size());
-    for (OutboxMessage message : messages) {
-      rows.add(
-          new Row(
-              message.topic(),
-              new Envelope(
-                  message.messageId(),
-                  message.type(),
-                  message.key(),
-                  now,
-                  message.payload(),
-                  MessageContext.withCurrent(message.attributes()))));
-    }
-    return rows;
-  }
-
-  /**
-   * The rows of a statement about to run that go by the express lane ({@link OutboxExpress}),
-   * admitted: those of its topics, when the lane is open and the commit is certain once the writing
-   * returns (auto-commit, or a transaction whose call reports its commit). After the statement,
-   * {@link Express#written} sends them (auto-commit) or has them sent on the commit; when it fails,
-   * {@link Express#withdraw} hands them back to the relay.
-   */
-  private Express express(Connection connection, List<Row> rows) throws SQLException {
-    OutboxExpress express = activity.express();
-    List<Row> taken = null;
-    for (Row row : rows) {
-      if (express.takes(row.topic())) {
-        if (taken == null) {
-          taken = new ArrayList<>(rows.size());
-        }
-        taken.add(row);
-      }
-    }
-    if (taken == null) {
-      return Express.NONE;
-    }
-    boolean autoCommit = connection.getAutoCommit();
-    if (!autoCommit && !AfterCommit.certifies()) {
-      return Express.NONE;
-    }
-    for (Row row : taken) {
-      express.admit(row.envelope());
-    }
-    return new Express(express, taken, autoCommit, taken.size() == rows.size());
-  }
-
-  /** What a statement's writer does with its express rows once it ran or failed. */
-  private record Express(OutboxExpress lane, List<Row> rows, boolean autoCommit, boolean takesAll) {
-
-    static final Express NONE = new Express(null, List.of(), false, false);
-
-    /** The statement ran: in auto-commit mode it committed, so send; else send on the commit. */
-    void written() {
-      if (rows.isEmpty()) {
-        return;
-      }
-      if (autoCommit) {
-        send();
-      } else if (!AfterCommit.registerCertain(this::send, this::withdraw)) {
-        withdraw();
-      }
-    }
-
-    void withdraw() {
-      for (Row row : rows) {
-        lane.withdraw(row.envelope());
-      }
-    }
-
-    private void send() {
-      for (Row row : rows) {
-        lane.send(row.topic(), row.envelope());
-      }
-    }
   }
 }

@@ -15,8 +15,7 @@ public final class JdbcTransactions implements Transactions {
 
   @Override
   public <T> T inTransaction(SqlWork<T> work) {
-    // Its own connection and transaction: when the work returns, the commit has happened.
-    return AfterCommit.around(() -> transaction(work), () -> true);
+    return AfterCommit.around(() -> transaction(work));
   }
 
   private <T> T transaction(SqlWork<T> work) {
