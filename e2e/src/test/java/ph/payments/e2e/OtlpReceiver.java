@@ -90,10 +90,6 @@ final class OtlpReceiver implements AutoCloseable {
     spans.clear();
   }
 
-  List<Span> trace(String traceId) {
-    return spans.stream().filter(s -> s.traceId().equals(traceId)).toList();
-  }
-
   /** The first answer {@code find} gives from the spans kept, waiting up to 30 s for it. */
   <T> T await(String what, Function<List<Span>, Optional<T>> find) throws InterruptedException {
     long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
