@@ -21,6 +21,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -33,7 +35,9 @@ import ph.payments.payments.providers.ProviderCallback;
 import ph.payments.platform.commands.CommandDispatcher;
 import ph.payments.platform.ids.IdType;
 import ph.payments.platform.json.Json;
+import ph.payments.platform.kafka.KafkaEnvelopes;
 import ph.payments.platform.tx.Transactions;
+import ph.payments.testkit.CountingConnection;
 import ph.payments.testkit.FreshDatabase;
 import ph.payments.testkit.TestDatabase;
 import ph.payments.testkit.TestKafka;
@@ -130,20 +134,7 @@ class PaymentFlowIT implements TestPropertyProvider {
   @Test
   void aMerchantsOwnFeeReplacesTheDefaultUntilCleared() {
     String merchant = "mer_" + "0".repeat(25) + "a";
-    CommandReply set =
-        dispatch(
-            new Command(
-                IdType.COMMAND.generate(),
-                "merchant_fees.set",
-                null,
-                null,
-                null,
-                Json.tree(
-                    "{\"merchant_id\":\""
-                        + merchant
-                        + "\",\"method\":\"card\",\"percent\":1.25,"
-                        + "\"fixed_amount\":5}"),
-                Instant.now()));
+    CommandReply set = dispatch(feeSet(merchant, "card", "1.25", "5"));
     assertEquals(200, set.status(), set.body().toString());
     JsonNode own = create(merchant, "test", "{\"amount\":1000,\"method\":\"card\"}").body();
     assertEquals("17.50", own.get("fee_amount").decimalValue().toPlainString());
@@ -165,6 +156,50 @@ class PaymentFlowIT implements TestPropertyProvider {
             Instant.now()));
     JsonNode restored = create(merchant, "test", "{\"amount\":1000,\"method\":\"card\"}").body();
     assertEquals("50.00", restored.get("fee_amount").decimalValue().toPlainString());
+  }
+
+  /**
+   * A poll's creations read their fee schedules in the round trip of the poll's inbox statement,
+   * one read for the poll where each creation made its own; each still gets its own merchant's fee.
+   */
+  @Test
+  void aPollsCreationsReadTheirFeesWithItsInboxStatement() {
+    String merchant = "mer_" + "0".repeat(25) + "b";
+    assertEquals(200, dispatch(feeSet(merchant, "card", "1.25", "5")).status());
+    List<String> statements = new ArrayList<>();
+
+    List<CommandReply> replies =
+        dispatchPoll(
+            List.of(
+                creation(merchant, "test", "{\"amount\":1000,\"method\":\"card\"}"),
+                creation(merchant, "test", "{\"amount\":1000,\"method\":\"ewallet1\"}"),
+                creation(MERCHANT, "test", "{\"amount\":1000,\"method\":\"card\"}")),
+            statements);
+
+    assertEquals(List.of("17.50", "25.00", "50.00"), fees(replies));
+    List<String> feeReads = statements.stream().filter(s -> s.contains("merchant_fees")).toList();
+    assertEquals(1, feeReads.size(), "one read of the schedules for the poll: " + statements);
+    assertTrue(
+        feeReads.get(0).startsWith("INSERT INTO inbox"),
+        "sent with the inbox statement: " + feeReads.get(0));
+  }
+
+  /** A fee set by a command of the same poll is the fee of the creations after it, not before. */
+  @Test
+  void aFeeSetInAPollIsTheFeeOfItsCreationsAfterIt() {
+    String merchant = "mer_" + "0".repeat(25) + "c";
+    String card = "{\"amount\":1000,\"method\":\"card\"}";
+
+    List<CommandReply> replies =
+        dispatchPoll(
+            List.of(
+                creation(merchant, "test", card),
+                feeSet(merchant, "card", "1.25", "5"),
+                creation(merchant, "test", card)),
+            new ArrayList<>());
+
+    assertEquals(200, replies.get(1).status(), replies.get(1).body().toString());
+    assertEquals(List.of("50.00", "17.50"), fees(List.of(replies.get(0), replies.get(2))));
   }
 
   @Test
@@ -556,17 +591,7 @@ class PaymentFlowIT implements TestPropertyProvider {
   }
 
   private CommandReply create(String merchant, String environment, String body) {
-    ObjectNode json = (ObjectNode) Json.tree(body);
-    json.put("merchant_name", "Flow Test Store");
-    return dispatch(
-        new Command(
-            IdType.COMMAND.generate(),
-            "payments.create",
-            merchant,
-            environment,
-            IdType.PAYMENT.generate(),
-            json,
-            Instant.now()));
+    return dispatch(creation(merchant, environment, body));
   }
 
   private CommandReply helper(String action, String paymentId) {
@@ -582,6 +607,91 @@ class PaymentFlowIT implements TestPropertyProvider {
   }
 
   /** Applies a command as the command listener would, and returns the reply it queued. */
+  private static Command creation(String merchant, String environment, String body) {
+    ObjectNode json = (ObjectNode) Json.tree(body);
+    json.put("merchant_name", "Flow Test Store");
+    return new Command(
+        IdType.COMMAND.generate(),
+        "payments.create",
+        merchant,
+        environment,
+        IdType.PAYMENT.generate(),
+        json,
+        Instant.now());
+  }
+
+  private static Command feeSet(String merchant, String method, String percent, String fixed) {
+    return new Command(
+        IdType.COMMAND.generate(),
+        "merchant_fees.set",
+        null,
+        null,
+        null,
+        Json.tree(
+            "{\"merchant_id\":\""
+                + merchant
+                + "\",\"method\":\""
+                + method
+                + "\",\"percent\":"
+                + percent
+                + ",\"fixed_amount\":"
+                + fixed
+                + "}"),
+        Instant.now());
+  }
+
+  private static List<String> fees(List<CommandReply> replies) {
+    return replies.stream()
+        .map(r -> r.body().get("fee_amount").decimalValue().toPlainString())
+        .toList();
+  }
+
+  /**
+   * The commands as one poll's records, dispatched in one transaction on a connection that records
+   * the SQL of its statements in {@code statements}; the replies in the commands' order.
+   */
+  private List<CommandReply> dispatchPoll(List<Command> commands, List<String> statements) {
+    List<ConsumerRecord<String, byte[]>> records = new ArrayList<>();
+    for (Command command : commands) {
+      ProducerRecord<String, byte[]> produced =
+          KafkaEnvelopes.toRecord(
+              "payments.commands",
+              new Envelope(
+                  IdType.MESSAGE.generate(),
+                  "command." + command.type(),
+                  command.commandId(),
+                  Instant.now(),
+                  Json.toBytes(command)));
+      ConsumerRecord<String, byte[]> record =
+          new ConsumerRecord<>(
+              "payments.commands", 0, records.size(), produced.key(), produced.value());
+      produced.headers().forEach(header -> record.headers().add(header));
+      records.add(record);
+    }
+    int applied =
+        transactions.inTransaction(
+            connection ->
+                dispatcher.dispatchAll(
+                    CountingConnection.recording(connection, statements), records));
+    assertEquals(commands.size(), applied);
+    return commands.stream().map(command -> reply(command.commandId())).toList();
+  }
+
+  private CommandReply reply(String commandId) {
+    return transactions.inTransaction(
+        connection -> {
+          try (var select =
+              connection.prepareStatement(
+                  "SELECT payload FROM outbox WHERE message_key = ? AND message_type = 'command.reply'")) {
+            select.setString(1, commandId);
+            try (var rs = select.executeQuery()) {
+              assertTrue(rs.next(), "a reply to " + commandId);
+              return Json.fromBytes(rs.getBytes(1), CommandReply.class);
+            }
+          }
+        });
+  }
+
   private CommandReply dispatch(Command command) {
     Envelope envelope =
         new Envelope(
@@ -590,19 +700,12 @@ class PaymentFlowIT implements TestPropertyProvider {
             command.commandId(),
             Instant.now(),
             Json.toBytes(command));
-    return transactions.inTransaction(
+    transactions.inTransaction(
         connection -> {
           dispatcher.dispatch(connection, envelope);
-          try (var select =
-              connection.prepareStatement(
-                  "SELECT payload FROM outbox WHERE message_key = ? AND message_type = 'command.reply'")) {
-            select.setString(1, command.commandId());
-            try (var rs = select.executeQuery()) {
-              rs.next();
-              return Json.fromBytes(rs.getBytes(1), CommandReply.class);
-            }
-          }
+          return null;
         });
+    return reply(command.commandId());
   }
 
   private JsonNode read(String id) {

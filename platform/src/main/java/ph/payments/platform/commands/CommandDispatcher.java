@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -20,6 +21,7 @@ import ph.payments.contracts.commands.CommandTypes;
 import ph.payments.platform.errors.ErrorCode;
 import ph.payments.platform.errors.ErrorEnvelope;
 import ph.payments.platform.inbox.IdempotentConsumer;
+import ph.payments.platform.inbox.ReadAhead;
 import ph.payments.platform.json.Json;
 import ph.payments.platform.kafka.KafkaEnvelopes;
 import ph.payments.platform.kafka.KafkaTracing;
@@ -64,16 +66,18 @@ public final class CommandDispatcher {
         consumerName,
         command.commandId(),
         tx -> {
-          applyAndReply(tx, command);
+          applyAndReply(tx, command, null);
           return null;
         });
   }
 
   /**
    * Applies the commands of one poll ({@code records}, in poll order) on {@code connection}, which
-   * must be in a transaction: their ids go into the inbox in one statement, then each command not
-   * applied before is applied in poll order and its reply put in the outbox, each in a span of its
-   * record ({@link KafkaTracing}). A command that comes twice in the poll is applied once.
+   * must be in a transaction: their ids go into the inbox in one statement, with what the handlers
+   * read ahead for the poll ({@link CommandHandler#readAhead}) in the same round trip, then each
+   * command not applied before is applied in poll order and its reply put in the outbox, each in a
+   * span of its record ({@link KafkaTracing}). A command that comes twice in the poll is applied
+   * once.
    *
    * @return how many commands were applied now
    */
@@ -83,18 +87,23 @@ public final class CommandDispatcher {
     for (ConsumerRecord<String, byte[]> record : records) {
       commands.add(read(KafkaEnvelopes.fromRecord(record)));
     }
+    Map<String, ReadAhead> readAheads = readAheads(commands);
     Set<String> fresh =
         inbox.recordAll(
-            connection, consumerName, commands.stream().map(Command::commandId).toList());
+            connection,
+            consumerName,
+            commands.stream().map(Command::commandId).toList(),
+            List.copyOf(readAheads.values()));
     int applied = 0;
     for (int i = 0; i < records.size(); i++) {
       Command command = commands.get(i);
       if (fresh.remove(command.commandId())) {
+        ReadAhead readAhead = readAheads.get(command.type());
         KafkaTracing.consume(
             "commands", // the span's name, as BatchApplier names a record's
             records.get(i),
             () -> {
-              applyAndReply(connection, command);
+              applyAndReply(connection, command, readAhead);
               return null;
             });
         applied++;
@@ -103,12 +112,28 @@ public final class CommandDispatcher {
     return applied;
   }
 
+  /** By command type, what the handlers of the poll's types read ahead for it. */
+  private Map<String, ReadAhead> readAheads(List<Command> poll) {
+    Map<String, ReadAhead> readAheads = new LinkedHashMap<>();
+    for (Command command : poll) {
+      CommandHandler handler = handlers.get(command.type());
+      if (handler != null && !readAheads.containsKey(command.type())) {
+        ReadAhead readAhead = handler.readAhead(poll);
+        if (readAhead != null) {
+          readAheads.put(command.type(), readAhead);
+        }
+      }
+    }
+    return readAheads;
+  }
+
   private static Command read(Envelope envelope) {
     return Json.fromBytes(envelope.payload(), Command.class);
   }
 
-  private void applyAndReply(Connection connection, Command command) throws SQLException {
-    CommandHandler.Applied applied = apply(connection, command);
+  private void applyAndReply(Connection connection, Command command, ReadAhead readAhead)
+      throws SQLException {
+    CommandHandler.Applied applied = apply(connection, command, readAhead);
     OutboxMessage reply =
         OutboxMessage.of(
             Topics.COMMAND_REPLIES,
@@ -181,7 +206,8 @@ public final class CommandDispatcher {
     }
   }
 
-  private CommandHandler.Applied apply(Connection connection, Command command) throws SQLException {
+  private CommandHandler.Applied apply(Connection connection, Command command, ReadAhead readAhead)
+      throws SQLException {
     CommandHandler handler = handlers.get(command.type());
     if (handler == null) {
       // A gateway newer than this service; answer rather than block the partition.
@@ -194,6 +220,6 @@ public final class CommandDispatcher {
               Json.mapper().valueToTree(error)),
           List.of());
     }
-    return handler.apply(connection, command);
+    return handler.apply(connection, command, readAhead);
   }
 }

@@ -5,6 +5,7 @@ import java.sql.SQLException;
 import java.util.List;
 import ph.payments.contracts.commands.Command;
 import ph.payments.contracts.commands.CommandReply;
+import ph.payments.platform.inbox.ReadAhead;
 import ph.payments.platform.outbox.OutboxWriter;
 
 /**
@@ -42,6 +43,28 @@ public interface CommandHandler {
    */
   default Applied apply(Connection connection, Command command) throws SQLException {
     return new Applied(handle(connection, command), List.of());
+  }
+
+  /**
+   * What applying this handler's commands of one poll will read one by one, to be read for all of
+   * them with the poll's inbox statement ({@link ReadAhead}), or null (the default) when there is
+   * nothing to read ahead. {@code poll} is every command of the poll, of every type, in poll order
+   * (some may have been applied before): a handler whose read an earlier command of the poll may
+   * change returns null for that poll.
+   */
+  default ReadAhead readAhead(List<Command> poll) {
+    return null;
+  }
+
+  /**
+   * {@link #apply(Connection, Command)} with what {@link #readAhead} read for the command's poll:
+   * {@code readAhead} is the object it returned, or null when nothing was read ahead (a command
+   * dispatched on its own, or none returned), in which case the handler reads for itself. The
+   * default ignores it.
+   */
+  default Applied apply(Connection connection, Command command, ReadAhead readAhead)
+      throws SQLException {
+    return apply(connection, command);
   }
 
   /**

@@ -8,6 +8,7 @@ import java.sql.Timestamp;
 import java.time.Clock;
 import java.util.Collection;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import ph.payments.platform.tx.SqlWork;
@@ -73,19 +74,50 @@ public final class IdempotentConsumer {
    */
   public Set<String> recordAll(
       Connection connection, String consumer, Collection<String> messageIds) throws SQLException {
+    return recordAll(connection, consumer, messageIds, List.of());
+  }
+
+  /**
+   * {@link #recordAll(Connection, String, Collection)}, with each of {@code readAheads}' SELECTs
+   * sent after the inbox's statement in the same message to the database (one round trip for all of
+   * them), their rows handed to each in order before this returns.
+   */
+  public Set<String> recordAll(
+      Connection connection,
+      String consumer,
+      Collection<String> messageIds,
+      List<ReadAhead> readAheads)
+      throws SQLException {
     Transactions.requireTransaction(connection);
     Set<String> fresh = new HashSet<>();
     if (messageIds.isEmpty()) {
       return fresh;
     }
-    try (PreparedStatement insert = connection.prepareStatement(RECORD_ALL)) {
+    StringBuilder sql = new StringBuilder(RECORD_ALL);
+    for (ReadAhead readAhead : readAheads) {
+      sql.append(";\n").append(readAhead.sql());
+    }
+    try (PreparedStatement insert = connection.prepareStatement(sql.toString())) {
       insert.setString(1, consumer);
       insert.setTimestamp(2, Timestamp.from(clock.instant()));
       insert.setArray(
           3, connection.createArrayOf("text", new TreeSet<>(messageIds).toArray(String[]::new)));
-      try (ResultSet rs = insert.executeQuery()) {
+      int next = 4;
+      for (ReadAhead readAhead : readAheads) {
+        next += readAhead.bind(insert, next);
+      }
+      insert.execute();
+      try (ResultSet rs = insert.getResultSet()) {
         while (rs.next()) {
           fresh.add(rs.getString(1));
+        }
+      }
+      for (ReadAhead readAhead : readAheads) {
+        if (!insert.getMoreResults()) {
+          throw new SQLException("no rows came back for the read ahead: " + readAhead.sql());
+        }
+        try (ResultSet rows = insert.getResultSet()) {
+          readAhead.read(rows);
         }
       }
     }

@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.UnaryOperator;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.AfterAll;
@@ -24,6 +25,7 @@ import ph.payments.contracts.Envelope;
 import ph.payments.contracts.commands.Command;
 import ph.payments.contracts.commands.CommandReply;
 import ph.payments.platform.inbox.IdempotentConsumer;
+import ph.payments.platform.inbox.ReadAhead;
 import ph.payments.platform.json.Json;
 import ph.payments.platform.kafka.KafkaEnvelopes;
 import ph.payments.platform.outbox.Fixtures;
@@ -42,6 +44,7 @@ import ph.payments.testkit.TestDatabase;
 class CommandDispatcherIT {
 
   private static final String TYPE = "test.leaves_writes";
+  private static final String READS_AHEAD = "test.reads_ahead";
 
   private static TestDatabase database;
   private static Transactions transactions;
@@ -57,7 +60,7 @@ class CommandDispatcherIT {
     dispatcher =
         new CommandDispatcher(
             "test-owner",
-            List.of(new LeavesWrites()),
+            List.of(new LeavesWrites(), new ReadsAhead()),
             new IdempotentConsumer(clock),
             new OutboxWriter(clock, "outbox_command_dispatcher"));
   }
@@ -90,6 +93,130 @@ class CommandDispatcherIT {
               Fixtures.insertWrite(id + "-left"),
               Fixtures.insertWrite(command.body().get("also").asText())));
     }
+  }
+
+  /**
+   * Replies whether the row {@code body.also} names exists in {@code writes}: from its poll's read
+   * ahead when there is one, else by a read of its own; {@code read_ahead} says which.
+   */
+  private static final class ReadsAhead implements CommandHandler {
+
+    @Override
+    public String type() {
+      return READS_AHEAD;
+    }
+
+    @Override
+    public CommandReply handle(Connection connection, Command command) throws SQLException {
+      return reply(
+          command, exists(connection, List.of(also(command))).contains(also(command)), false);
+    }
+
+    @Override
+    public ReadAhead readAhead(List<Command> poll) {
+      List<String> named =
+          poll.stream().filter(c -> c.type().equals(READS_AHEAD)).map(ReadsAhead::also).toList();
+      return named.isEmpty() ? null : new Rows(named);
+    }
+
+    @Override
+    public Applied apply(Connection connection, Command command, ReadAhead readAhead)
+        throws SQLException {
+      if (readAhead == null) {
+        return new Applied(handle(connection, command), List.of());
+      }
+      return new Applied(
+          reply(command, ((Rows) readAhead).found.contains(also(command)), true), List.of());
+    }
+
+    private static String also(Command command) {
+      return command.body().get("also").asText();
+    }
+
+    private static CommandReply reply(Command command, boolean seen, boolean readAhead) {
+      return CommandReplies.ok(
+          command,
+          200,
+          Json.mapper().createObjectNode().put("seen", seen).put("read_ahead", readAhead));
+    }
+
+    private static List<String> exists(Connection connection, List<String> ids)
+        throws SQLException {
+      try (PreparedStatement select = connection.prepareStatement(Rows.SQL)) {
+        select.setArray(1, connection.createArrayOf("text", ids.toArray()));
+        Rows rows = new Rows(ids);
+        try (ResultSet rs = select.executeQuery()) {
+          rows.read(rs);
+        }
+        return rows.found;
+      }
+    }
+
+    private static final class Rows implements ReadAhead {
+      static final String SQL = "SELECT id FROM writes WHERE id = ANY(?::text[])";
+      final List<String> named;
+      final List<String> found = new ArrayList<>();
+
+      Rows(List<String> named) {
+        this.named = named;
+      }
+
+      @Override
+      public String sql() {
+        return SQL;
+      }
+
+      @Override
+      public int bind(PreparedStatement statement, int first) throws SQLException {
+        statement.setArray(first, statement.getConnection().createArrayOf("text", named.toArray()));
+        return 1;
+      }
+
+      @Override
+      public void read(ResultSet rows) throws SQLException {
+        while (rows.next()) {
+          found.add(rows.getString(1));
+        }
+      }
+    }
+  }
+
+  /**
+   * A handler's read ahead goes to the database in the inbox statement's round trip, for the poll's
+   * commands of its type only, and each of them gets what it read; a command dispatched on its own
+   * reads for itself.
+   */
+  @Test
+  void aPollsReadAheadGoesWithItsInboxStatement() throws SQLException {
+    String id = "r" + System.nanoTime();
+    try (Connection connection = connection()) {
+      Fixtures.insertWrite(id + "-present").execute(connection);
+    }
+    Command present = command(READS_AHEAD, id + "-a", id + "-present");
+    Command absent = command(READS_AHEAD, id + "-b", id + "-absent");
+    Command other = command(id + "-c", id + "-c-also");
+    List<String> statements = new ArrayList<>();
+
+    assertEquals(3, dispatchPoll(List.of(present, other, absent), statements));
+
+    assertEquals(
+        "{\"seen\":true,\"read_ahead\":true}", reply(present.commandId()).body().toString());
+    assertEquals(
+        "{\"seen\":false,\"read_ahead\":true}", reply(absent.commandId()).body().toString());
+    assertTrue(written(id + "-c-left"), "the other type's command applied");
+    assertTrue(
+        statements.get(0).startsWith("INSERT INTO inbox")
+            && statements.get(0).contains(ReadsAhead.Rows.SQL),
+        "the read ahead sent with the inbox statement: " + statements.get(0));
+    assertEquals(
+        1,
+        statements.stream().filter(s -> s.contains(ReadsAhead.Rows.SQL)).count(),
+        statements.toString());
+
+    Command alone = command(READS_AHEAD, id + "-d", id + "-present");
+    assertTrue(dispatch(alone));
+    assertEquals(
+        "{\"seen\":true,\"read_ahead\":false}", reply(alone.commandId()).body().toString());
   }
 
   @Test
@@ -181,6 +308,16 @@ class CommandDispatcherIT {
 
   /** The commands as one poll's records, dispatched in one transaction, counting its statements. */
   private static int dispatchPoll(List<Command> commands, AtomicInteger statements) {
+    return dispatchPoll(commands, connection -> CountingConnection.wrap(connection, statements));
+  }
+
+  /** The same, recording its statements' SQL. */
+  private static int dispatchPoll(List<Command> commands, List<String> statements) {
+    return dispatchPoll(
+        commands, connection -> CountingConnection.recording(connection, statements));
+  }
+
+  private static int dispatchPoll(List<Command> commands, UnaryOperator<Connection> watched) {
     List<ConsumerRecord<String, byte[]>> records = new ArrayList<>();
     for (Command command : commands) {
       ProducerRecord<String, byte[]> produced =
@@ -191,14 +328,17 @@ class CommandDispatcherIT {
       records.add(record);
     }
     return transactions.inTransaction(
-        connection ->
-            dispatcher.dispatchAll(CountingConnection.wrap(connection, statements), records));
+        connection -> dispatcher.dispatchAll(watched.apply(connection), records));
   }
 
   private static Command command(String resourceId, String also) {
+    return command(TYPE, resourceId, also);
+  }
+
+  private static Command command(String type, String resourceId, String also) {
     return new Command(
         "cmd_" + resourceId,
-        TYPE,
+        type,
         "mer_1",
         "test",
         resourceId,
@@ -214,7 +354,7 @@ class CommandDispatcherIT {
   private static Envelope envelope(Command command) {
     return new Envelope(
         "msg_" + command.commandId(),
-        "command." + TYPE,
+        "command." + command.type(),
         command.commandId(),
         Instant.now(),
         Json.toBytes(command),

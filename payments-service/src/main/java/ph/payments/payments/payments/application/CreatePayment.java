@@ -31,6 +31,7 @@ import ph.payments.payments.providers.ProviderRouter;
 import ph.payments.platform.commands.CommandHandler;
 import ph.payments.platform.commands.CommandReplies;
 import ph.payments.platform.errors.ErrorCode;
+import ph.payments.platform.inbox.ReadAhead;
 import ph.payments.platform.money.Money;
 import ph.payments.platform.outbox.OutboxWriter;
 
@@ -118,14 +119,27 @@ public class CreatePayment implements CommandHandler {
    */
   @Override
   public Applied apply(Connection connection, Command command) throws SQLException {
+    return apply(connection, command, null);
+  }
+
+  /** The poll's creations' fee schedules, read with the poll's inbox statement ({@link Fees}). */
+  @Override
+  public ReadAhead readAhead(List<Command> poll) {
+    return fees.readAhead(poll, TYPE, SetMerchantFee.TYPE);
+  }
+
+  @Override
+  public Applied apply(Connection connection, Command command, ReadAhead readAhead)
+      throws SQLException {
     List<OutboxWriter.Write> writes = new ArrayList<>();
-    CommandReply reply = create(connection, command, writes);
+    CommandReply reply = create(connection, command, readAhead, writes);
     return new Applied(reply, writes);
   }
 
   /** Creates the payment; what is still to write goes to {@code writes}. */
   private CommandReply create(
-      Connection connection, Command command, List<OutboxWriter.Write> writes) throws SQLException {
+      Connection connection, Command command, ReadAhead readAhead, List<OutboxWriter.Write> writes)
+      throws SQLException {
     JsonNode body = command.body();
     String linkId = text(body, "payment_link_id").orElse(null);
     PaymentLink link = null;
@@ -308,7 +322,8 @@ public class CreatePayment implements CommandHandler {
             linkId,
             activationFee
                 ? amount // the platform's revenue: the merchant's balance gets nothing
-                : fees.scheduleFor(connection, command.merchantId(), method).feeFor(amount),
+                : fees.scheduleFor(connection, readAhead, command.merchantId(), method)
+                    .feeFor(amount),
             null,
             Money.zero(currency),
             text(body, "idempotency_key").orElse(null),
