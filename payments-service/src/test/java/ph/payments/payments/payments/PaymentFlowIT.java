@@ -11,6 +11,7 @@ import io.micronaut.runtime.server.EmbeddedServer;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
 import io.micronaut.test.support.TestPropertyProvider;
 import jakarta.inject.Inject;
+import java.math.BigDecimal;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -134,7 +135,8 @@ class PaymentFlowIT implements TestPropertyProvider {
   @Test
   void aMerchantsOwnFeeReplacesTheDefaultUntilCleared() {
     String merchant = "mer_" + "0".repeat(25) + "a";
-    CommandReply set = dispatch(feeSet(merchant, "card", "1.25", "5"));
+    CommandReply set =
+        dispatch(feeSet(merchant, "card", new BigDecimal("1.25"), BigDecimal.valueOf(5)));
     assertEquals(200, set.status(), set.body().toString());
     JsonNode own = create(merchant, "test", "{\"amount\":1000,\"method\":\"card\"}").body();
     assertEquals("17.50", own.get("fee_amount").decimalValue().toPlainString());
@@ -144,16 +146,7 @@ class PaymentFlowIT implements TestPropertyProvider {
         other.get("fee_amount").decimalValue().toPlainString(),
         "other methods keep the default");
 
-    dispatch(
-        new Command(
-            IdType.COMMAND.generate(),
-            "merchant_fees.set",
-            null,
-            null,
-            null,
-            Json.tree(
-                "{\"merchant_id\":\"" + merchant + "\",\"method\":\"card\",\"percent\":null}"),
-            Instant.now()));
+    dispatch(feeSet(merchant, "card", null, null));
     JsonNode restored = create(merchant, "test", "{\"amount\":1000,\"method\":\"card\"}").body();
     assertEquals("50.00", restored.get("fee_amount").decimalValue().toPlainString());
   }
@@ -165,7 +158,9 @@ class PaymentFlowIT implements TestPropertyProvider {
   @Test
   void aPollsCreationsReadTheirFeesWithItsInboxStatement() {
     String merchant = "mer_" + "0".repeat(25) + "b";
-    assertEquals(200, dispatch(feeSet(merchant, "card", "1.25", "5")).status());
+    assertEquals(
+        200,
+        dispatch(feeSet(merchant, "card", new BigDecimal("1.25"), BigDecimal.valueOf(5))).status());
     List<String> statements = new ArrayList<>();
 
     List<CommandReply> replies =
@@ -194,7 +189,7 @@ class PaymentFlowIT implements TestPropertyProvider {
         dispatchPoll(
             List.of(
                 creation(merchant, "test", card),
-                feeSet(merchant, "card", "1.25", "5"),
+                feeSet(merchant, "card", new BigDecimal("1.25"), BigDecimal.valueOf(5)),
                 creation(merchant, "test", card)),
             new ArrayList<>());
 
@@ -606,7 +601,6 @@ class PaymentFlowIT implements TestPropertyProvider {
             Instant.now()));
   }
 
-  /** Applies a command as the command listener would, and returns the reply it queued. */
   private static Command creation(String merchant, String environment, String body) {
     ObjectNode json = (ObjectNode) Json.tree(body);
     json.put("merchant_name", "Flow Test Store");
@@ -620,24 +614,19 @@ class PaymentFlowIT implements TestPropertyProvider {
         Instant.now());
   }
 
-  private static Command feeSet(String merchant, String method, String percent, String fixed) {
+  /**
+   * {@code merchant_fees.set}: the merchant's own fee for the method, or none when percent is null.
+   */
+  private static Command feeSet(
+      String merchant, String method, BigDecimal percent, BigDecimal fixedAmount) {
+    ObjectNode body =
+        Json.mapper().createObjectNode().put("merchant_id", merchant).put("method", method);
+    body.put("percent", percent);
+    if (fixedAmount != null) {
+      body.put("fixed_amount", fixedAmount);
+    }
     return new Command(
-        IdType.COMMAND.generate(),
-        "merchant_fees.set",
-        null,
-        null,
-        null,
-        Json.tree(
-            "{\"merchant_id\":\""
-                + merchant
-                + "\",\"method\":\""
-                + method
-                + "\",\"percent\":"
-                + percent
-                + ",\"fixed_amount\":"
-                + fixed
-                + "}"),
-        Instant.now());
+        IdType.COMMAND.generate(), "merchant_fees.set", null, null, null, body, Instant.now());
   }
 
   private static List<String> fees(List<CommandReply> replies) {
@@ -692,6 +681,7 @@ class PaymentFlowIT implements TestPropertyProvider {
         });
   }
 
+  /** Applies a command as the command listener would, and returns the reply it queued. */
   private CommandReply dispatch(Command command) {
     Envelope envelope =
         new Envelope(

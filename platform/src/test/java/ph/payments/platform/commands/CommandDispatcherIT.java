@@ -39,7 +39,8 @@ import ph.payments.testkit.TestDatabase;
 /**
  * A handler that leaves its last writes to the dispatcher ({@link CommandHandler#apply}): they
  * commit with the command's inbox row and its reply, or none of them does; a poll's commands share
- * one inbox statement and each is applied once.
+ * one inbox statement, with their handlers' reads ahead in its round trip, and each is applied
+ * once.
  */
 class CommandDispatcherIT {
 
