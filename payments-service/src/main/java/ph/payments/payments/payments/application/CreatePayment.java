@@ -125,7 +125,7 @@ public class CreatePayment implements CommandHandler {
   /** The poll's creations' fee schedules, read with the poll's inbox statement ({@link Fees}). */
   @Override
   public ReadAhead readAhead(List<Command> poll) {
-    return fees.readAhead(poll, TYPE, SetMerchantFee.TYPE);
+    return fees.readAhead(poll);
   }
 
   @Override

@@ -25,7 +25,7 @@ public class Fees {
   private static final String SELECT =
       "SELECT percent, fixed_amount FROM merchant_fees WHERE merchant_id = ? AND method = ?";
 
-  public FeeSchedule scheduleFor(Connection connection, String merchantId, String method)
+  private static FeeSchedule scheduleFor(Connection connection, String merchantId, String method)
       throws SQLException {
     try (PreparedStatement select = connection.prepareStatement(SELECT)) {
       select.setString(1, merchantId);
@@ -56,19 +56,19 @@ public class Fees {
   }
 
   /**
-   * The schedules the poll's creations ({@code creationType}) name by their body's {@code method},
+   * The schedules the poll's creations ({@link CreatePayment}) name by their body's {@code method},
    * to be read with the poll's inbox statement; null when the poll names none, or when it sets a
-   * merchant's fee ({@code setType}): a creation after that command in the poll must see the new
-   * fee, which a read ahead of the poll cannot.
+   * merchant's fee ({@link SetMerchantFee}): a creation after that command in the poll must see the
+   * new fee, which a read ahead of the poll cannot.
    */
-  public ReadAhead readAhead(List<Command> poll, String creationType, String setType) {
+  public ReadAhead readAhead(List<Command> poll) {
     Set<Key> asked = new LinkedHashSet<>();
     for (Command command : poll) {
-      if (setType.equals(command.type())) {
+      if (SetMerchantFee.TYPE.equals(command.type())) {
         return null;
       }
       JsonNode method = command.body() == null ? null : command.body().get("method");
-      if (creationType.equals(command.type())
+      if (CreatePayment.TYPE.equals(command.type())
           && command.merchantId() != null
           && method != null
           && method.isTextual()) {
