@@ -31,8 +31,9 @@ import ph.payments.platform.tx.Transactions;
  * fails; that partition is rewound to the failing record, so the next poll retries it after {@code
  * retryDelay}, while what did apply keeps its committed offset. The effects must be idempotent per
  * record (the inbox): a crash between the database commit and the offset commit redelivers records
- * that already applied. A consumer that commits its own positions ({@link
- * OffsetCommits#BY_THE_CONSUMER}) commits less often; the same holds.
+ * that already applied. An applier that commits at intervals ({@link OffsetCommits#AT_INTERVALS})
+ * or a consumer that commits its own positions ({@link OffsetCommits#BY_THE_CONSUMER}) commits less
+ * often; the same holds.
  *
  * <p><b>Parking.</b> With {@link Settings#maxAttempts()} above zero, a record that fails on its own
  * that many times in a row is parked instead of blocking its partition forever: in one transaction
@@ -113,6 +114,16 @@ public final class BatchApplier {
     /** The applier, without waiting, after each transaction that committed. */
     AFTER_EACH_TRANSACTION,
     /**
+     * The applier, without waiting, after a transaction that committed once {@link
+     * Settings#commitInterval()} has passed since its last offset commit for that consumer; the
+     * offsets of the transactions in between go with that commit. A poll after a quiet interval
+     * commits at once; the last polls of a burst wait for the next poll that applies something, or
+     * for {@link #commitPending} (a consumer calls it when its partitions are revoked). So a crash
+     * redelivers up to an interval's records, which the consumer must take as it takes any
+     * redelivery (its inbox, or effects that are idempotent by themselves).
+     */
+    AT_INTERVALS,
+    /**
      * The consumer itself ({@code enable.auto.commit}, every {@code auto.commit.interval.ms}, at
      * the start of a poll and before its partitions are revoked): it commits its positions, which
      * are past what applied and no further, since a poll's records are applied before the next poll
@@ -128,14 +139,26 @@ public final class BatchApplier {
    * @param maxAttempts failures of a record (infrastructure failures not counted) after which it is
    *     parked; 0 never parks
    * @param offsetCommits who commits the offsets
+   * @param commitInterval the least time between two offset commits of {@link
+   *     OffsetCommits#AT_INTERVALS}; unused otherwise
    */
-  public record Settings(Duration retryDelay, int maxAttempts, OffsetCommits offsetCommits) {
+  public record Settings(
+      Duration retryDelay, int maxAttempts, OffsetCommits offsetCommits, Duration commitInterval) {
     public Settings {
       Objects.requireNonNull(retryDelay);
       Objects.requireNonNull(offsetCommits);
+      Objects.requireNonNull(commitInterval);
       if (maxAttempts < 0) {
         throw new IllegalArgumentException("maxAttempts must not be negative");
       }
+      if (commitInterval.isNegative()) {
+        throw new IllegalArgumentException("commitInterval must not be negative");
+      }
+    }
+
+    /** {@code offsetCommits} at the default interval, {@link #DEFAULT_COMMIT_INTERVAL}. */
+    public Settings(Duration retryDelay, int maxAttempts, OffsetCommits offsetCommits) {
+      this(retryDelay, maxAttempts, offsetCommits, DEFAULT_COMMIT_INTERVAL);
     }
 
     /** The applier commits after each transaction. */
@@ -143,12 +166,23 @@ public final class BatchApplier {
       this(retryDelay, maxAttempts, OffsetCommits.AFTER_EACH_TRANSACTION);
     }
 
+    /** The interval of {@link OffsetCommits#AT_INTERVALS} unless one is given: a second. */
+    public static final Duration DEFAULT_COMMIT_INTERVAL = Duration.ofSeconds(1);
+
     /**
      * These settings for a consumer that commits its own positions ({@code @KafkaListener(
      * offsetStrategy = OffsetStrategy.AUTO)}).
      */
     public Settings committedByTheConsumer() {
       return new Settings(retryDelay, maxAttempts, OffsetCommits.BY_THE_CONSUMER);
+    }
+
+    /**
+     * These settings for an applier that commits at most once every {@code interval} ({@link
+     * OffsetCommits#AT_INTERVALS}).
+     */
+    public Settings committedAtIntervals(Duration interval) {
+      return new Settings(retryDelay, maxAttempts, OffsetCommits.AT_INTERVALS, interval);
     }
   }
 
@@ -162,12 +196,20 @@ public final class BatchApplier {
   private final Duration retryDelay;
   private final int maxAttempts;
   private final OffsetCommits offsetCommits;
+  private final Duration commitInterval;
   private final ParkedMessages parked;
   private final Parker parker;
   private final Clock clock;
 
   /** The failing record of each partition (one consumer thread per partition at a time). */
   private final Map<TopicPartition, Failing> failing = new ConcurrentHashMap<>();
+
+  /**
+   * {@link OffsetCommits#AT_INTERVALS}: per consumer (a listener's threads may share an applier,
+   * each with a consumer of its own), the offsets applied and not yet committed, and when it last
+   * committed. Each is used by its consumer's poll thread only.
+   */
+  private final Map<Consumer<?, ?>, Uncommitted> uncommitted = new ConcurrentHashMap<>();
 
   /** An applier that never parks: a failing record is retried until it applies. */
   public BatchApplier(String name, Transactions transactions, Duration retryDelay) {
@@ -191,6 +233,7 @@ public final class BatchApplier {
     this.retryDelay = settings.retryDelay();
     this.maxAttempts = settings.maxAttempts();
     this.offsetCommits = settings.offsetCommits();
+    this.commitInterval = settings.commitInterval();
     this.parked = parked;
     this.parker = parker;
     this.clock = clock;
@@ -425,9 +468,62 @@ public final class BatchApplier {
    * rebalance) and the inbox drops them. Waiting would hold the next poll for a broker round trip.
    */
   private void commit(Consumer<?, ?> consumer, Map<TopicPartition, OffsetAndMetadata> offsets) {
-    if (offsetCommits == OffsetCommits.BY_THE_CONSUMER) {
+    switch (offsetCommits) {
+      case BY_THE_CONSUMER -> {}
+      case AFTER_EACH_TRANSACTION -> commitAsync(consumer, offsets);
+      case AT_INTERVALS -> {
+        Uncommitted held = uncommitted.computeIfAbsent(consumer, c -> new Uncommitted());
+        held.add(offsets);
+        Instant now = clock.instant();
+        if (held.lastCommit == null || !now.isBefore(held.lastCommit.plus(commitInterval))) {
+          held.lastCommit = now;
+          commitAsync(consumer, held.take(consumer));
+        }
+      }
+    }
+  }
+
+  /**
+   * Commits, waiting for the broker, the offsets that {@link OffsetCommits#AT_INTERVALS} holds for
+   * {@code consumer}: call it on the consumer's poll thread before its partitions go (a rebalance
+   * listener's {@code onPartitionsRevoked}), so the next owner starts after what applied here. A
+   * failure is logged: the records are delivered again, which the consumer takes as any redelivery.
+   */
+  public void commitPending(Consumer<?, ?> consumer) {
+    Uncommitted held = uncommitted.remove(consumer);
+    if (held == null || held.offsets.isEmpty()) {
       return;
     }
+    try {
+      consumer.commitSync(held.take(consumer));
+    } catch (RuntimeException e) {
+      log.warn("{}: committing offsets failed: {}", name, e.toString());
+    }
+  }
+
+  /** Offsets applied and not yet committed, by {@link OffsetCommits#AT_INTERVALS}. */
+  private static final class Uncommitted {
+    private Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+    private Instant lastCommit;
+
+    void add(Map<TopicPartition, OffsetAndMetadata> applied) {
+      applied.forEach(
+          (partition, offset) ->
+              offsets.merge(partition, offset, (a, b) -> a.offset() >= b.offset() ? a : b));
+    }
+
+    /** What is held for the partitions {@code consumer} still owns; the rest is dropped. */
+    Map<TopicPartition, OffsetAndMetadata> take(Consumer<?, ?> consumer) {
+      Map<TopicPartition, OffsetAndMetadata> taken = offsets;
+      offsets = new HashMap<>();
+      // A partition lost since (its new owner applies its records again) takes no commit from here.
+      taken.keySet().retainAll(consumer.assignment());
+      return taken;
+    }
+  }
+
+  private void commitAsync(
+      Consumer<?, ?> consumer, Map<TopicPartition, OffsetAndMetadata> offsets) {
     try {
       consumer.commitAsync(
           offsets,

@@ -494,6 +494,94 @@ class BatchApplierIT {
     }
   }
 
+  /**
+   * An applier at intervals commits a poll that comes after a quiet interval at once, holds the
+   * offsets of the polls after it until the interval has passed since that commit, never commits
+   * past a failing record, and commits what it holds when asked to (a revocation).
+   */
+  @Test
+  void anApplierAtIntervalsCommitsAtMostOnceAnInterval() {
+    String topic = Fixtures.uniqueTopic("intervals");
+    TopicPartition p0 = new TopicPartition(topic, 0);
+    TopicPartition p1 = new TopicPartition(topic, 1);
+    java.util.concurrent.atomic.AtomicReference<java.time.Instant> now =
+        new java.util.concurrent.atomic.AtomicReference<>(java.time.Instant.now());
+    Clock clock =
+        new Clock() {
+          @Override
+          public java.time.Instant instant() {
+            return now.get();
+          }
+
+          @Override
+          public java.time.ZoneId getZone() {
+            return java.time.ZoneOffset.UTC;
+          }
+
+          @Override
+          public Clock withZone(java.time.ZoneId zone) {
+            return this;
+          }
+        };
+    BatchApplier applier =
+        new BatchApplier(
+            "intervals-it",
+            transactions,
+            new BatchApplier.Settings(Duration.ZERO, 0).committedAtIntervals(Duration.ofSeconds(1)),
+            null,
+            null,
+            clock);
+    BatchApplier.RecordWork work =
+        (connection, record) -> {
+          String value = new String(record.value(), StandardCharsets.UTF_8);
+          if (value.equals("fails")) {
+            throw new IllegalStateException("this record always fails");
+          }
+          insertApplied(connection, record, value);
+        };
+    try (org.apache.kafka.clients.consumer.MockConsumer<String, byte[]> consumer =
+        new org.apache.kafka.clients.consumer.MockConsumer<>(
+            org.apache.kafka.clients.consumer.OffsetResetStrategy.EARLIEST)) {
+      consumer.assign(List.of(p0, p1));
+      consumer.updateBeginningOffsets(Map.of(p0, 0L, p1, 0L));
+      java.util.function.Function<TopicPartition, Long> committed =
+          partition -> {
+            OffsetAndMetadata offset = consumer.committed(Set.of(partition)).get(partition);
+            return offset == null ? null : offset.offset();
+          };
+
+      applier.apply(List.of(record(topic, 0, 0, "a")), consumer, work);
+      assertEquals(1L, committed.apply(p0), "the first poll commits at once");
+
+      now.updateAndGet(t -> t.plusMillis(400));
+      applier.apply(List.of(record(topic, 0, 1, "b"), record(topic, 1, 0, "c")), consumer, work);
+      now.updateAndGet(t -> t.plusMillis(400));
+      applier.apply(List.of(record(topic, 0, 2, "d")), consumer, work);
+      assertEquals(1L, committed.apply(p0), "held within the interval");
+      assertEquals(null, committed.apply(p1), "held within the interval");
+
+      now.updateAndGet(t -> t.plusMillis(200));
+      applier.apply(
+          List.of(record(topic, 0, 3, "e"), record(topic, 0, 4, "fails"), record(topic, 0, 5, "f")),
+          consumer,
+          work);
+      assertEquals(4L, committed.apply(p0), "the interval passed: up to the failing record");
+      assertEquals(1L, committed.apply(p1), "and what the held polls applied");
+
+      now.updateAndGet(t -> t.plusMillis(10));
+      applier.apply(List.of(record(topic, 1, 1, "g")), consumer, work);
+      assertEquals(1L, committed.apply(p1), "held again, a new interval");
+      applier.commitPending(consumer);
+      assertEquals(2L, committed.apply(p1), "committed when asked");
+      assertEquals(4L, committed.apply(p0), "never past the failing record");
+    }
+  }
+
+  private static ConsumerRecord<String, byte[]> record(
+      String topic, int partition, long offset, String value) {
+    return new ConsumerRecord<>(topic, partition, offset, "k", bytes(value));
+  }
+
   /** What a handler throws when a service it depends on (the ledger, say) does not answer. */
   private static final class DependencyDown extends RuntimeException implements TransientFailure {
     DependencyDown() {
