@@ -66,6 +66,12 @@ final class ReplyListeners {
 
     private volatile Consumer<String, byte[]> consumer;
 
+    /**
+     * The consumer the polls came from, whose held offsets ({@link BatchApplier#commitPending}) a
+     * revocation commits. Used on the poll thread only, like {@link #processed}.
+     */
+    private Consumer<?, ?> polled;
+
     Recorder(
         Transactions transactions,
         CommandBus bus,
@@ -97,6 +103,7 @@ final class ReplyListeners {
 
     @Topic(Topics.COMMAND_REPLIES)
     void receive(List<ConsumerRecord<String, byte[]>> records, Consumer<?, ?> consumer) {
+      polled = consumer;
       // Each reply is read once, for the waiting request and for the log.
       Map<ConsumerRecord<String, byte[]>, CommandReply> replies = new IdentityHashMap<>();
       for (ConsumerRecord<String, byte[]> record : records) {
@@ -175,7 +182,9 @@ final class ReplyListeners {
     @Override
     public void onPartitionsRevoked(Collection<TopicPartition> revoked) {
       // The next owner starts after what was recorded here, not up to an interval before it.
-      applier.commitPending(consumer);
+      if (polled != null) {
+        applier.commitPending(polled);
+      }
       Map<TopicPartition, Long> positions = new HashMap<>();
       for (TopicPartition partition : revoked) {
         Long position = processed.remove(partition);
