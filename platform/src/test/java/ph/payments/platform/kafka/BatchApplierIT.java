@@ -10,6 +10,9 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -17,9 +20,13 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.MockConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.consumer.OffsetResetStrategy;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
@@ -504,22 +511,21 @@ class BatchApplierIT {
     String topic = Fixtures.uniqueTopic("intervals");
     TopicPartition p0 = new TopicPartition(topic, 0);
     TopicPartition p1 = new TopicPartition(topic, 1);
-    java.util.concurrent.atomic.AtomicReference<java.time.Instant> now =
-        new java.util.concurrent.atomic.AtomicReference<>(java.time.Instant.now());
+    AtomicReference<Instant> now = new AtomicReference<>(Instant.now());
     Clock clock =
         new Clock() {
           @Override
-          public java.time.Instant instant() {
+          public Instant instant() {
             return now.get();
           }
 
           @Override
-          public java.time.ZoneId getZone() {
-            return java.time.ZoneOffset.UTC;
+          public ZoneId getZone() {
+            return ZoneOffset.UTC;
           }
 
           @Override
-          public Clock withZone(java.time.ZoneId zone) {
+          public Clock withZone(ZoneId zone) {
             return this;
           }
         };
@@ -539,12 +545,10 @@ class BatchApplierIT {
           }
           insertApplied(connection, record, value);
         };
-    try (org.apache.kafka.clients.consumer.MockConsumer<String, byte[]> consumer =
-        new org.apache.kafka.clients.consumer.MockConsumer<>(
-            org.apache.kafka.clients.consumer.OffsetResetStrategy.EARLIEST)) {
+    try (MockConsumer<String, byte[]> consumer = new MockConsumer<>(OffsetResetStrategy.EARLIEST)) {
       consumer.assign(List.of(p0, p1));
       consumer.updateBeginningOffsets(Map.of(p0, 0L, p1, 0L));
-      java.util.function.Function<TopicPartition, Long> committed =
+      Function<TopicPartition, Long> committed =
           partition -> {
             OffsetAndMetadata offset = consumer.committed(Set.of(partition)).get(partition);
             return offset == null ? null : offset.offset();
