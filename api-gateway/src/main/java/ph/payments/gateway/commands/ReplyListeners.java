@@ -42,7 +42,7 @@ final class ReplyListeners {
   static final String RECORDER_GROUP = "api-gateway.replies";
 
   // Offsets committed by the applier at most once an interval (gateway.replies.commit-interval),
-  // not after each poll: the broker spent a sixth of its CPU on the recorder's offset commits. Not
+  // not after each poll: the recorder's offset commits were a sixth of the broker's profile. Not
   // the consumer's own commits, as the internal services' listeners do: with those the gateway took
   // more CPU per creation (docs/decisions.md, "Consumers commit their own positions").
   @Singleton
