@@ -12,8 +12,10 @@
 --   computed instead of read again.
 -- - The new slot and the ring's head are written by one statement.
 --
--- The rule and the results are V5's word for word; RateLimiterModelIT holds them to
--- SlidingWindowLog.
+-- The rule and the results are V5's whenever the ring alone writes the key's row, which
+-- RateLimiterModelIT holds to SlidingWindowLog. While a gateway of the release before the ring
+-- also admits for the key (V5's rolling upgrade, when the key may get twice its limit anyway), an
+-- idle key's entries may be dropped by the tail loop, one by one, instead of all at once.
 CREATE OR REPLACE FUNCTION rate_limit_admit(p_key text, p_now bigint, p_limit int, p_window bigint,
                                             OUT admitted boolean, OUT remaining int,
                                             OUT reset_millis bigint, OUT retry_after_millis bigint)
