@@ -10,9 +10,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -20,7 +17,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -40,6 +36,7 @@ import ph.payments.platform.inbox.IdempotentConsumer;
 import ph.payments.platform.outbox.Fixtures;
 import ph.payments.platform.tx.JdbcTransactions;
 import ph.payments.platform.tx.Transactions;
+import ph.payments.testkit.MovableClock;
 import ph.payments.testkit.TestDatabase;
 import ph.payments.testkit.TestKafka;
 
@@ -511,24 +508,7 @@ class BatchApplierIT {
     String topic = Fixtures.uniqueTopic("intervals");
     TopicPartition p0 = new TopicPartition(topic, 0);
     TopicPartition p1 = new TopicPartition(topic, 1);
-    AtomicReference<Instant> now = new AtomicReference<>(Instant.now());
-    Clock clock =
-        new Clock() {
-          @Override
-          public Instant instant() {
-            return now.get();
-          }
-
-          @Override
-          public ZoneId getZone() {
-            return ZoneOffset.UTC;
-          }
-
-          @Override
-          public Clock withZone(ZoneId zone) {
-            return this;
-          }
-        };
+    MovableClock clock = new MovableClock();
     BatchApplier applier =
         new BatchApplier(
             "intervals-it",
@@ -557,14 +537,14 @@ class BatchApplierIT {
       applier.apply(List.of(record(topic, 0, 0, "a")), consumer, work);
       assertEquals(1L, committed.apply(p0), "the first poll commits at once");
 
-      now.updateAndGet(t -> t.plusMillis(400));
+      clock.advance(Duration.ofMillis(400));
       applier.apply(List.of(record(topic, 0, 1, "b"), record(topic, 1, 0, "c")), consumer, work);
-      now.updateAndGet(t -> t.plusMillis(400));
+      clock.advance(Duration.ofMillis(400));
       applier.apply(List.of(record(topic, 0, 2, "d")), consumer, work);
       assertEquals(1L, committed.apply(p0), "held within the interval");
       assertEquals(null, committed.apply(p1), "held within the interval");
 
-      now.updateAndGet(t -> t.plusMillis(200));
+      clock.advance(Duration.ofMillis(200));
       applier.apply(
           List.of(record(topic, 0, 3, "e"), record(topic, 0, 4, "fails"), record(topic, 0, 5, "f")),
           consumer,
@@ -572,7 +552,7 @@ class BatchApplierIT {
       assertEquals(4L, committed.apply(p0), "the interval passed: up to the failing record");
       assertEquals(1L, committed.apply(p1), "and what the held polls applied");
 
-      now.updateAndGet(t -> t.plusMillis(10));
+      clock.advance(Duration.ofMillis(10));
       applier.apply(List.of(record(topic, 1, 1, "g")), consumer, work);
       assertEquals(1L, committed.apply(p1), "held again, a new interval");
       applier.commitPending(consumer);
