@@ -5,8 +5,6 @@ import io.micronaut.context.annotation.Requires;
 import jakarta.inject.Singleton;
 import java.time.Clock;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
 
 /**
@@ -16,26 +14,9 @@ import java.time.temporal.ChronoUnit;
 @Singleton
 @Replaces(Clock.class)
 @Requires(property = "spec.name", value = "SlidingWindowIT")
-public class MovableClock extends Clock {
+public class MovableClock extends ph.payments.testkit.MovableClock {
 
-  private volatile Instant now = Instant.now().truncatedTo(ChronoUnit.SECONDS);
-
-  public void set(Instant instant) {
-    now = instant;
-  }
-
-  @Override
-  public Instant instant() {
-    return now;
-  }
-
-  @Override
-  public ZoneId getZone() {
-    return ZoneOffset.UTC;
-  }
-
-  @Override
-  public Clock withZone(ZoneId zone) {
-    return Clock.fixed(now, zone);
+  public MovableClock() {
+    set(Instant.now().truncatedTo(ChronoUnit.SECONDS));
   }
 }
