@@ -105,7 +105,7 @@ public class PlatformFactory {
       @Value("${micronaut.application.name}") String serviceName,
       @Value("${outbox.sweep-interval:1s}") Duration sweepInterval,
       @Value("${outbox.purge-after:1h}") Duration purgeAfter,
-      @Value("${outbox.busy-pause:2ms}") Duration busyPause) {
+      @Value("${outbox.busy-pause:5ms}") Duration busyPause) {
     return OutboxRelay.Settings.defaults(serviceName)
         .withSweepInterval(sweepInterval)
         .withPurgeAfter(purgeAfter)

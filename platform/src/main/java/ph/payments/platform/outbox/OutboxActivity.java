@@ -15,10 +15,11 @@ import java.util.concurrent.TimeUnit;
  * that skipped its notification is published by that pass or, if its transaction commits even
  * later, by the next sweep ({@link OutboxRelay.Settings#sweepInterval()}).
  *
- * <p>While it polls, the relay pauses between passes; after a pass that found nothing, a writer of
- * this process that commits a message rings it out of the pause ({@link #ring}), so at light load a
- * message does not wait for the next poll. After a pass that sent rows the pause is not cut short:
- * under load, what commits during it goes out in one pass instead of a pass each.
+ * <p>While it polls, the relay pauses between passes; after a pass that found nothing or sent one
+ * row, a writer of this process that commits a message rings it out of the pause ({@link #ring}),
+ * so at light load a message does not wait for the next poll. After a pass that sent more rows the
+ * pause is not cut short: under load, what commits during it goes out in one pass instead of a pass
+ * each.
  */
 public final class OutboxActivity {
 

@@ -42,11 +42,11 @@ import ph.payments.platform.tx.Statements;
  * milliseconds after its commit. Under load (a pass found rows in the last {@link #BUSY_WINDOW})
  * the leader polls every {@link #POLL_INTERVAL} instead, and tells the writers of its process not
  * to notify ({@link OutboxActivity}): notifying transactions commit one at a time cluster-wide.
- * They ring it after their commit instead, which ends a pause that follows a pass that found
- * nothing (a pause after a pass that sent rows runs its course, so that under load a pass carries
- * many commits). A pass's marks go with the next pass's read, in one statement. Its own marks are
- * committed without waiting for the WAL flush: a mark lost in a crash only means the rows are sent
- * again, which consumers drop by message id.
+ * They ring it after their commit instead, which ends the wait that follows a pass that found
+ * nothing or sent one row (the pause after a pass that sent more, {@link Settings#busyPause()},
+ * runs its course, so that under load a pass carries many commits). A pass's marks go with the next
+ * pass's read, in one statement. Its own marks are committed without waiting for the WAL flush: a
+ * mark lost in a crash only means the rows are sent again, which consumers drop by message id.
  *
  * <p><b>Safe.</b> The leader also sweeps every {@link Settings#sweepInterval()}, so a lost
  * notification or a failed send delays a message but never loses it. Rows are marked published only
@@ -69,10 +69,16 @@ public final class OutboxRelay implements AutoCloseable {
   static final Duration BUSY_WINDOW = Duration.ofMillis(200);
 
   /**
-   * While polling, the wait after a pass that found nothing (a ring or a notification ends it), and
-   * the default pause after a pass that sent rows ({@link Settings#busyPause()}).
+   * While polling, the wait after a pass that found nothing or sent one row (a ring ends it, and
+   * one that came during the pass ends it at once).
    */
   static final Duration POLL_INTERVAL = Duration.ofMillis(2);
+
+  /**
+   * The default pause after a pass that sent more than one row ({@link Settings#busyPause()}): 5
+   * ms, measured against 2 ms in turns (docs/benchmarks.md, thirty-third round).
+   */
+  static final Duration DEFAULT_BUSY_PAUSE = Duration.ofMillis(5);
 
   // The poll stays prepared (it runs hundreds of times a second, and the partial index that holds
   // exactly the pending rows is its plan at any size); the marks and the purge are planned at each
@@ -121,8 +127,9 @@ public final class OutboxRelay implements AutoCloseable {
    * @param sweepInterval longest wait between passes when no notification arrives
    * @param purgeAfter how long, from its writing, a published row is kept for inspection
    * @param maxBackoff longest pause after a failure
-   * @param busyPause the pause after a pass that sent rows: what commits during it goes out in the
-   *     next pass, so it sets how many commits a pass carries under load and how long a row waits
+   * @param busyPause the pause after a pass that sent more than one row: what commits during it
+   *     goes out in the next pass, so it sets how many commits a pass carries under load and how
+   *     long a row waits
    */
   public record Settings(
       String name,
@@ -154,7 +161,7 @@ public final class OutboxRelay implements AutoCloseable {
           Duration.ofSeconds(1),
           Duration.ofHours(1),
           Duration.ofSeconds(10),
-          POLL_INTERVAL);
+          DEFAULT_BUSY_PAUSE);
     }
 
     public Settings withSweepInterval(Duration interval) {
@@ -224,8 +231,8 @@ public final class OutboxRelay implements AutoCloseable {
   /**
    * Rows Kafka acknowledged whose mark waits for the next pass, which sends it with its read
    * ({@link #MARK_AND_SELECT_PENDING}): after a pass that sent rows the relay polls again within
-   * {@link Settings#busyPause()}. Any other way out of the loop marks them first ({@link
-   * #markDeferred}). Used on the relay's thread only.
+   * {@link Settings#busyPause()} ({@link #POLL_INTERVAL} after a pass of one row). Any other way
+   * out of the loop marks them first ({@link #markDeferred}). Used on the relay's thread only.
    */
   private final List<Long> unmarked = new ArrayList<>();
 
@@ -320,11 +327,13 @@ public final class OutboxRelay implements AutoCloseable {
         }
         if (now - lastBusy < BUSY_WINDOW.toNanos()) {
           activity.relayPolling(true);
-          if (sent > 0) {
+          if (sent > 1) {
             // Under load: what commits during the pause goes out in the next pass, not a pass each.
             awaitNotification(settings.busyPause());
           } else {
-            // Nothing came since the last pass: a writer of this process that commits now rings.
+            // Nothing came since the last pass, or one message: what one client at a time makes,
+            // whose next message comes only after this one is answered, so a pause would only
+            // delay it. A writer of this process that commits now (or did during the pass) rings.
             activity.awaitRing(POLL_INTERVAL);
           }
         } else if (activity.relayPolling()) {
@@ -384,7 +393,7 @@ public final class OutboxRelay implements AutoCloseable {
       leaderConnection = connection;
       leader = true;
       log.info(
-          "outbox relay {} is leading (pause after a pass that sent rows: {} ms)",
+          "outbox relay {} is leading (pause after a pass that sent more than one row: {} ms)",
           settings.name(),
           settings.busyPause().toMillis());
       return true;

@@ -462,6 +462,44 @@ class OutboxRelayIT {
   }
 
   /**
+   * A pass that sent one row, what one client at a time makes, is not followed by the busy pause:
+   * the next row rings the next pass at once. A row is marked published by the pass after the one
+   * that sent it, so with a pause of 3 s after every pass that sent rows, as before, the second row
+   * would be marked only when its pause ran out.
+   */
+  @Test
+  void aPassThatSentOneRowDoesNotHoldTheNextForTheBusyPause() throws Exception {
+    OutboxRelay.Settings settings =
+        Fixtures.settings("single").withBusyPause(Duration.ofSeconds(3));
+    String topic = Fixtures.uniqueTopic("single");
+    OutboxActivity activity = new OutboxActivity();
+    OutboxWriter writer = new OutboxWriter(Clock.systemUTC(), settings.channel(), activity);
+    OutboxMessage first = OutboxMessage.of(topic, "a", "test.first", bytes("{}"));
+    OutboxMessage second = OutboxMessage.of(topic, "b", "test.second", bytes("{}"));
+    try (OutboxRelay relay =
+        new OutboxRelay(
+                database.dataSource(),
+                () ->
+                    new KafkaProducer<>(
+                        KafkaSettings.producer(TestKafka.bootstrapServers(), "single")),
+                settings,
+                Clock.systemUTC(),
+                OutboxRelay.Probe.NONE,
+                activity)
+            .start()) {
+      await().atMost(Duration.ofSeconds(20)).until(relay::isLeader);
+      appendInTransaction(writer, first);
+      await().atMost(Duration.ofSeconds(20)).until(() -> isPublished(first.messageId()));
+
+      appendInTransaction(writer, second);
+      await().atMost(Duration.ofMillis(1500)).until(() -> isPublished(second.messageId()));
+    }
+    List<ConsumerRecord<String, byte[]>> records =
+        Fixtures.readUntil(topic, Duration.ofSeconds(5), r -> r.size() >= 2);
+    assertEquals(List.of(first.messageId(), second.messageId()), messageIds(records));
+  }
+
+  /**
    * The relay dies after Kafka acknowledged a batch and before it marked the rows: the rows are
    * sent again, and the idempotent consumer applies each message once.
    */

@@ -9,14 +9,14 @@ import org.junit.jupiter.api.Test;
 class OutboxRelaySettingsTest {
 
   @Test
-  void theBusyPauseIsTwoMillisecondsUnlessSetAndEachCopyKeepsIt() {
+  void theBusyPauseIsFiveMillisecondsUnlessSetAndEachCopyKeepsIt() {
     OutboxRelay.Settings defaults = OutboxRelay.Settings.defaults("payments-service");
-    assertEquals(Duration.ofMillis(2), defaults.busyPause());
+    assertEquals(Duration.ofMillis(5), defaults.busyPause());
 
-    OutboxRelay.Settings longer = defaults.withBusyPause(Duration.ofMillis(5));
-    assertEquals(Duration.ofMillis(5), longer.busyPause());
+    OutboxRelay.Settings longer = defaults.withBusyPause(Duration.ofMillis(8));
+    assertEquals(Duration.ofMillis(8), longer.busyPause());
     assertEquals(
-        Duration.ofMillis(5),
+        Duration.ofMillis(8),
         longer
             .withSweepInterval(Duration.ofMillis(200))
             .withPurgeAfter(Duration.ZERO)
