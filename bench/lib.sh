@@ -157,7 +157,7 @@ bench_start() {
   trap 'exit 130' INT TERM
   # bin/run gives Kafka 30 s to listen; on a machine loaded by others it sometimes needs more.
   bench_launch_retrying
-  BENCH_JAVA="$(grep -o '^Java [0-9]*: [^ ]*' "$RUN_DIR/run.out" | awk '{print $3}')"
+  BENCH_JAVA="$(bench_java_from "$RUN_DIR/run.out")"
   BENCH_JAVA="${BENCH_JAVA:-java}"
   if grep -q '^AOT cache: .* records one' "$RUN_DIR/run.out"; then
     bench_train_aot
@@ -477,4 +477,29 @@ bench_ensure_wrk() {
       { apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q wrk >/dev/null; }
   fi
   command -v wrk >/dev/null || bench_fail "BENCH_CLIENT=wrk needs wrk: apt-get install wrk"
+}
+
+# wrk's figures from its --latency output on stdin, on one line: the requests it completed, the
+# responses other than 2xx or 3xx, the socket errors, the rate, and p50, p90 and p99 in ms.
+bench_wrk_figures() {
+  awk '
+    function ms(v) {
+      if (v ~ /us$/) return substr(v, 1, length(v) - 2) / 1000
+      if (v ~ /ms$/) return substr(v, 1, length(v) - 2) + 0
+      if (v ~ /s$/) return substr(v, 1, length(v) - 1) * 1000
+      return v + 0
+    }
+    $1 == "50%" { p50 = ms($2) }
+    $1 == "90%" { p90 = ms($2) }
+    $1 == "99%" { p99 = ms($2) }
+    / requests in / { requests = $1 }
+    /Non-2xx or 3xx responses:/ { non2xx += $NF }
+    /Socket errors:/ { gsub(/,/, ""); socket += $4 + $6 + $8 + $10 }
+    /^Requests\/sec:/ { rate = $2 }
+    END { print requests + 0, non2xx + 0, socket + 0, rate + 0, p50 + 0, p90 + 0, p99 + 0 }'
+}
+
+# The JDK that bin/run chose, from its output in $1 (its "Java N: path" line).
+bench_java_from() {
+  grep -o '^Java [0-9]*: [^ ]*' "$1" | awk '{print $3}'
 }
