@@ -48,13 +48,28 @@ public final class Fixtures {
 
   public static OutboxRelay relay(
       DataSource dataSource, OutboxRelay.Settings settings, OutboxRelay.Probe probe) {
+    return relay(dataSource, settings, probe, new OutboxActivity());
+  }
+
+  /** A relay whose process's writers share {@code activity} (they ring it while it polls). */
+  public static OutboxRelay relay(
+      DataSource dataSource, OutboxRelay.Settings settings, OutboxActivity activity) {
+    return relay(dataSource, settings, OutboxRelay.Probe.NONE, activity);
+  }
+
+  private static OutboxRelay relay(
+      DataSource dataSource,
+      OutboxRelay.Settings settings,
+      OutboxRelay.Probe probe,
+      OutboxActivity activity) {
     String bootstrap = TestKafka.bootstrapServers();
     return new OutboxRelay(
         dataSource,
         () -> new KafkaProducer<>(KafkaSettings.producer(bootstrap, settings.name())),
         settings,
         Clock.systemUTC(),
-        probe);
+        probe,
+        activity);
   }
 
   public static String uniqueTopic(String hint) {

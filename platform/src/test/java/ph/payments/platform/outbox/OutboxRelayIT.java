@@ -118,18 +118,7 @@ class OutboxRelayIT {
     OutboxActivity activity = new OutboxActivity();
     OutboxWriter writer = new OutboxWriter(Clock.systemUTC(), settings.channel(), activity);
     try (Connection listener = database.dataSource().getConnection();
-        OutboxRelay relay =
-            new OutboxRelay(
-                    database.dataSource(),
-                    () ->
-                        new KafkaProducer<>(
-                            KafkaSettings.producer(
-                                ph.payments.testkit.TestKafka.bootstrapServers(), "busy")),
-                    settings,
-                    Clock.systemUTC(),
-                    OutboxRelay.Probe.NONE,
-                    activity)
-                .start()) {
+        OutboxRelay relay = Fixtures.relay(database.dataSource(), settings, activity).start()) {
       listener.createStatement().execute("LISTEN " + settings.channel());
       await().atMost(Duration.ofSeconds(20)).until(relay::isLeader);
 
@@ -477,17 +466,7 @@ class OutboxRelayIT {
     OutboxWriter writer = new OutboxWriter(Clock.systemUTC(), settings.channel(), activity);
     OutboxMessage first = OutboxMessage.of(topic, "a", "test.first", bytes("{}"));
     OutboxMessage second = OutboxMessage.of(topic, "b", "test.second", bytes("{}"));
-    try (OutboxRelay relay =
-        new OutboxRelay(
-                database.dataSource(),
-                () ->
-                    new KafkaProducer<>(
-                        KafkaSettings.producer(TestKafka.bootstrapServers(), "single")),
-                settings,
-                Clock.systemUTC(),
-                OutboxRelay.Probe.NONE,
-                activity)
-            .start()) {
+    try (OutboxRelay relay = Fixtures.relay(database.dataSource(), settings, activity).start()) {
       await().atMost(Duration.ofSeconds(20)).until(relay::isLeader);
       appendInTransaction(writer, first);
       await().atMost(Duration.ofSeconds(20)).until(() -> isPublished(first.messageId()));
