@@ -5,12 +5,15 @@ import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micronaut.context.annotation.Value;
+import io.micronaut.core.annotation.Nullable;
 import jakarta.inject.Singleton;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -23,6 +26,9 @@ import java.util.concurrent.TimeoutException;
 import ph.payments.contracts.commands.Command;
 import ph.payments.contracts.commands.CommandReply;
 import ph.payments.contracts.commands.CommandTypes;
+import ph.payments.gateway.ratelimit.DeferredRateLimit;
+import ph.payments.gateway.ratelimit.RateLimitDecision;
+import ph.payments.gateway.ratelimit.RateLimiter;
 import ph.payments.platform.errors.ApiException;
 import ph.payments.platform.ids.IdType;
 import ph.payments.platform.json.Json;
@@ -62,16 +68,19 @@ public class CommandBus {
       new ConcurrentHashMap<>();
   private final Timer replied;
   private final Timer late;
-  private final BatchWriter<Accepted, Boolean> accepting;
+  private final RateLimiter limiter;
+  private final BatchWriter<Accepted, Optional<RateLimitDecision>> accepting;
 
   public CommandBus(
       Transactions transactions,
       OutboxWriter outbox,
+      RateLimiter limiter,
       Clock clock,
       @Value("${gateway.commands.reply-timeout:10s}") Duration replyTimeout,
       MeterRegistry metrics) {
     this.transactions = transactions;
     this.outbox = outbox;
+    this.limiter = limiter;
     this.clock = clock;
     this.replyTimeout = replyTimeout;
     // From registering for the reply (before the command commits) to the reply or the deadline.
@@ -85,8 +94,20 @@ public class CommandBus {
         new BatchWriter<>(
             "command-writer",
             MAX_GROUP,
-            (a, b) -> 0, // new rows with fresh keys lock nothing another group waits for
-            this::writeGroup,
+            // New rows with fresh keys lock nothing another group waits for; the rate limit's rows
+            // are locked in RateLimiter's order whatever the group's (writeGroup).
+            (a, b) -> 0,
+            new BatchWriter.Work<>() {
+              @Override
+              public List<Optional<RateLimitDecision>> all(List<Accepted> group) {
+                return writeGroup(group);
+              }
+
+              @Override
+              public Optional<RateLimitDecision> one(Accepted accepted) {
+                return writeAlone(accepted);
+              }
+            },
             groups::record);
   }
 
@@ -155,9 +176,21 @@ public class CommandBus {
    * (the command stays accepted and will still be applied).
    */
   public Optional<CommandReply> send(Request request) {
+    return send(request, null);
+  }
+
+  /**
+   * As {@link #send(Request)}, with the request's rate-limit decision taken in the transaction that
+   * writes the command ({@link #accept(Command, String, DeferredRateLimit)}).
+   *
+   * @param rateLimit the decision to take, or null when it was taken
+   * @throws ApiException 429 {@code rate_limited} when the rate limit refused the request: nothing
+   *     was written
+   */
+  public Optional<CommandReply> send(Request request, @Nullable DeferredRateLimit rateLimit) {
     Command command = prepare(request);
     try (Waiter waiter = expect(command.commandId())) {
-      accept(command, request.topic());
+      accept(command, request.topic(), rateLimit);
       return waiter.awaitReply();
     }
   }
@@ -200,9 +233,31 @@ public class CommandBus {
    * command's, each is written again on its own.
    */
   public void accept(Command command, String topic) {
-    accepting.submit(
-        new Accepted(
-            command, topic, message(command, topic, MessageContext.withCurrent(Map.of()))));
+    accept(command, topic, (DeferredRateLimit) null);
+  }
+
+  /**
+   * As {@link #accept(Command, String)}, with the rate-limit decision of the request that sends the
+   * command taken in the same statement and the same commit ({@link RateLimiter#requireAll}): one
+   * round trip and one transaction instead of two of each. When the decisions of a group admit all
+   * of its commands, they are written with them; when one is refused, nothing of the group is, and
+   * each of its commands is decided on its own and written if admitted ({@link #writeAlone}).
+   *
+   * @param rateLimit the decision to take, or null when it was taken (or none is)
+   * @throws ApiException 429 {@code rate_limited} when the rate limit refused the request: the
+   *     command was not written
+   */
+  public void accept(Command command, String topic, @Nullable DeferredRateLimit rateLimit) {
+    Optional<RateLimitDecision> decision =
+        accepting.submit(
+            new Accepted(
+                command,
+                topic,
+                message(command, topic, MessageContext.withCurrent(Map.of())),
+                rateLimit == null ? null : rateLimit.request()));
+    if (rateLimit != null) {
+      rateLimit.decided(decision.orElseThrow());
+    }
   }
 
   /** Commands queued for a group and not yet taken by a writer (tests). */
@@ -214,23 +269,92 @@ public class CommandBus {
    * A command to write with its topic and its outbox message, which carries the trace and request
    * of the thread that accepted it: the group may be written by another request's thread.
    */
-  private record Accepted(Command command, String topic, OutboxMessage message) {}
+  private record Accepted(
+      Command command,
+      String topic,
+      OutboxMessage message,
+      RateLimiter.@Nullable Request rateLimit) {}
 
-  private List<Boolean> writeGroup(List<Accepted> group) {
+  /**
+   * Writes a group's commands in one statement with the rate-limit decisions they carry; the
+   * decisions, one per command (empty where it carried none).
+   */
+  private List<Optional<RateLimitDecision>> writeGroup(List<Accepted> group) {
+    List<Integer> limited = new ArrayList<>();
+    for (int i = 0; i < group.size(); i++) {
+      if (group.get(i).rateLimit() != null) {
+        limited.add(i);
+      }
+    }
+    // The decisions in RateLimiter's lock order (by key, each key's in the group's order).
+    limited.sort(Comparator.comparing(i -> group.get(i).rateLimit().apiKeyId()));
+    List<RateLimiter.Request> requests =
+        limited.stream().map(i -> group.get(i).rateLimit()).toList();
     List<OutboxWriter.Insert> rows =
         group.stream()
             .map(accepted -> CommandLog.insertion(accepted.command(), accepted.topic()))
             .toList();
+    List<OutboxWriter.Write> writes = List.of(OutboxWriter.Insert.rows(rows));
     List<OutboxMessage> messages = group.stream().map(Accepted::message).toList();
-    // A group of one is the statement a command alone always had: the same SQL text.
-    return MessageContext.detached(
+    try {
+      // A group of one is the statement a command alone always had: the same SQL text.
+      return MessageContext.detached(
+          () ->
+              transactions.autoCommitted(
+                  connection -> {
+                    List<Optional<RateLimitDecision>> decisions =
+                        new ArrayList<>(Collections.nCopies(group.size(), Optional.empty()));
+                    if (requests.isEmpty()) {
+                      outbox.appendAllWith(connection, writes, messages);
+                      return decisions;
+                    }
+                    List<RateLimitDecision> taken =
+                        outbox.appendAllAfter(
+                            connection,
+                            RateLimiter.requireAll(requests, clock.millis()),
+                            writes,
+                            messages);
+                    for (int k = 0; k < limited.size(); k++) {
+                      decisions.set(limited.get(k), Optional.of(taken.get(k)));
+                    }
+                    return decisions;
+                  }));
+    } catch (RuntimeException e) {
+      if (!RateLimiter.refusedOne(e)) {
+        throw e;
+      }
+    }
+    // One of them is over its limit, and nothing was written: decide and write each on its own.
+    List<Optional<RateLimitDecision>> decisions = new ArrayList<>(group.size());
+    for (Accepted accepted : group) {
+      decisions.add(writeAlone(accepted));
+    }
+    return decisions;
+  }
+
+  /**
+   * Decides a command's rate limit on its own, if it carries one, and writes the command alone if
+   * admitted.
+   */
+  private Optional<RateLimitDecision> writeAlone(Accepted accepted) {
+    Optional<RateLimitDecision> decision =
+        Optional.ofNullable(accepted.rateLimit()).map(limiter::request);
+    if (decision.isPresent() && decision.get() instanceof RateLimitDecision.Refused) {
+      return decision;
+    }
+    MessageContext.detached(
         () ->
             transactions.autoCommitted(
                 connection -> {
                   outbox.appendAllWith(
-                      connection, List.of(OutboxWriter.Insert.rows(rows)), messages);
-                  return Collections.nCopies(group.size(), Boolean.TRUE);
+                      connection,
+                      List.of(
+                          OutboxWriter.Insert.rows(
+                              List.of(CommandLog.insertion(accepted.command(), accepted.topic())))),
+                      List.of(accepted.message()));
+                  return null;
                 }));
+    return decision;
   }
 
   /**

@@ -19,6 +19,7 @@ import ph.payments.contracts.Topics;
 import ph.payments.gateway.auth.MerchantContext;
 import ph.payments.gateway.auth.RequiresScope;
 import ph.payments.gateway.auth.TestModeOnly;
+import ph.payments.gateway.ratelimit.DecidedWithCommand;
 import ph.payments.gateway.routing.Owner;
 import ph.payments.gateway.routing.ReadRouter;
 import ph.payments.gateway.web.CommandEndpoint;
@@ -61,6 +62,7 @@ public class PaymentsController {
 
   @Post("/payments")
   @RequiresScope("payments:write")
+  @DecidedWithCommand
   public HttpResponse<?> create(HttpRequest<?> request, @Nullable @Body JsonNode json) {
     Fields body =
         Fields.of(json)
@@ -156,6 +158,7 @@ public class PaymentsController {
   @Post("/test_helpers/payments/{id}/{action}")
   @TestModeOnly
   @RequiresScope("payments:write")
+  @DecidedWithCommand
   public HttpResponse<?> testHelper(
       HttpRequest<?> request, String id, String action, @Nullable @Body JsonNode json) {
     if (!HELPER_ACTIONS.contains(action)) {

@@ -18,6 +18,7 @@ import ph.payments.contracts.Topics;
 import ph.payments.gateway.auth.MerchantContext;
 import ph.payments.gateway.auth.RequiresScope;
 import ph.payments.gateway.auth.TestModeOnly;
+import ph.payments.gateway.ratelimit.DecidedWithCommand;
 import ph.payments.gateway.routing.Owner;
 import ph.payments.gateway.routing.ReadRouter;
 import ph.payments.gateway.web.CommandEndpoint;
@@ -58,6 +59,7 @@ public class PayoutsController {
 
   @Post("/payouts")
   @RequiresScope("payouts:write")
+  @DecidedWithCommand
   public HttpResponse<?> create(HttpRequest<?> request, @Nullable @Body JsonNode json) {
     Fields body =
         Fields.of(json)
@@ -129,6 +131,7 @@ public class PayoutsController {
   @Post("/test_helpers/payouts/{id}/{action}")
   @TestModeOnly
   @RequiresScope("payouts:write")
+  @DecidedWithCommand
   public HttpResponse<?> testHelper(
       HttpRequest<?> request, String id, String action, @Nullable @Body JsonNode json) {
     if (!HELPER_ACTIONS.contains(action)) {

@@ -13,10 +13,15 @@ import io.micronaut.http.annotation.ResponseFilter;
 import io.micronaut.http.annotation.ServerFilter;
 import io.micronaut.scheduling.TaskExecutors;
 import io.micronaut.scheduling.annotation.ExecuteOn;
+import io.micronaut.web.router.RouteAttributes;
+import jakarta.inject.Named;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import ph.payments.gateway.auth.AuthOrder;
 import ph.payments.gateway.auth.MerchantContext;
-import ph.payments.platform.errors.ErrorCode;
 import ph.payments.platform.errors.ErrorEnvelope;
 
 /**
@@ -29,6 +34,9 @@ import ph.payments.platform.errors.ErrorEnvelope;
  * counted. Every response to a counted or refused request carries {@code X-RateLimit-Limit}, {@code
  * X-RateLimit-Remaining} and {@code X-RateLimit-Reset} (unix seconds, rounded up, at which the
  * oldest counted request leaves the window), errors included.
+ *
+ * <p>On a route that is {@link DecidedWithCommand} the decision is taken later, in the transaction
+ * of the route's command ({@link DeferredRateLimit}); the answers are the same.
  */
 @ServerFilter("/v1/**")
 @Order(AuthOrder.RATE_LIMIT)
@@ -38,12 +46,16 @@ public class RateLimitFilter {
   public static final String REMAINING_HEADER = "X-RateLimit-Remaining";
   public static final String RESET_HEADER = "X-RateLimit-Reset";
 
+  private static final Logger log = LoggerFactory.getLogger(RateLimitFilter.class);
+
   private static final String DECISION = "ph.payments.rate-limit-decision";
 
   private final RateLimiter limiter;
+  private final Executor blocking;
 
-  public RateLimitFilter(RateLimiter limiter) {
+  public RateLimitFilter(RateLimiter limiter, @Named(TaskExecutors.BLOCKING) Executor blocking) {
     this.limiter = limiter;
+    this.blocking = blocking;
   }
 
   @RequestFilter
@@ -55,33 +67,83 @@ public class RateLimitFilter {
     if (caller.isEmpty()) {
       return null; // no authenticated key (an unknown route): nothing to count against
     }
-    RateLimitDecision decision =
-        limiter.request(caller.get().apiKeyId(), caller.get().rateLimitPerMinute());
+    RateLimiter.Request counted =
+        new RateLimiter.Request(caller.get().apiKeyId(), caller.get().rateLimitPerMinute());
+    if (decidedWithCommand(request)) {
+      request.setAttribute(DeferredRateLimit.ATTRIBUTE, new DeferredRateLimit(counted));
+      return null;
+    }
+    RateLimitDecision decision = limiter.request(counted);
     request.setAttribute(DECISION, decision);
     if (decision instanceof RateLimitDecision.Refused refused) {
-      long retryAfterSeconds = Math.max(1, ceilSeconds(refused.retryAfterMillis()));
-      MutableHttpResponse<ErrorEnvelope> response =
-          HttpResponse.<ErrorEnvelope>status(HttpStatus.TOO_MANY_REQUESTS)
-              .body(
-                  ErrorEnvelope.of(
-                      ErrorCode.RATE_LIMITED,
-                      "Rate limit exceeded: this API key may make "
-                          + refused.limit()
-                          + " requests per minute. Retry after "
-                          + retryAfterSeconds
-                          + (retryAfterSeconds == 1 ? " second." : " seconds.")));
-      response.getHeaders().set(HttpHeaders.RETRY_AFTER, Long.toString(retryAfterSeconds));
-      writeHeaders(response.getHeaders(), decision);
-      return response;
+      return refusedResponse(request, refused);
     }
     return null;
   }
 
+  /**
+   * Writes the headers of the request's decision. A decision left to the command path and not taken
+   * there (the request ended before its command, on a bad body, say) is taken here, on a blocking
+   * thread; when it refuses, the answer is 429 instead of what the route answered, which wrote
+   * nothing.
+   */
   @ResponseFilter
-  public void addHeaders(HttpRequest<?> request, MutableHttpResponse<?> response) {
-    request
-        .getAttribute(DECISION, RateLimitDecision.class)
-        .ifPresent(decision -> writeHeaders(response.getHeaders(), decision));
+  public CompletableFuture<MutableHttpResponse<?>> addHeaders(
+      HttpRequest<?> request, MutableHttpResponse<?> response) {
+    Optional<DeferredRateLimit> deferred = DeferredRateLimit.of(request);
+    if (deferred.isPresent()) {
+      Optional<RateLimitDecision> taken = deferred.get().decision();
+      if (taken.isEmpty()) {
+        return CompletableFuture.supplyAsync(
+            () -> decideAfter(request, deferred.get(), response), blocking);
+      }
+      writeHeaders(response.getHeaders(), taken.get());
+    } else {
+      request
+          .getAttribute(DECISION, RateLimitDecision.class)
+          .ifPresent(decision -> writeHeaders(response.getHeaders(), decision));
+    }
+    return CompletableFuture.completedFuture(response);
+  }
+
+  private MutableHttpResponse<?> decideAfter(
+      HttpRequest<?> request, DeferredRateLimit deferred, MutableHttpResponse<?> response) {
+    RateLimitDecision decision;
+    try {
+      decision = limiter.request(deferred.request());
+    } catch (RuntimeException e) {
+      // The route's own answer stands (it wrote nothing); the request goes uncounted.
+      log.warn(
+          "rate limit: no decision after {} {}: {}",
+          request.getMethodName(),
+          request.getPath(),
+          e.toString());
+      return response;
+    }
+    if (decision instanceof RateLimitDecision.Refused refused) {
+      return refusedResponse(request, refused);
+    }
+    writeHeaders(response.getHeaders(), decision);
+    return response;
+  }
+
+  /** The 429 of {@code refused}, with its headers. */
+  private MutableHttpResponse<?> refusedResponse(
+      HttpRequest<?> request, RateLimitDecision.Refused refused) {
+    MutableHttpResponse<?> response =
+        HttpResponse.<ErrorEnvelope>status(HttpStatus.TOO_MANY_REQUESTS)
+            .body(DeferredRateLimit.refusal(refused).envelope());
+    response
+        .getHeaders()
+        .set(HttpHeaders.RETRY_AFTER, Long.toString(DeferredRateLimit.retryAfterSeconds(refused)));
+    writeHeaders(response.getHeaders(), refused);
+    return response;
+  }
+
+  private static boolean decidedWithCommand(HttpRequest<?> request) {
+    return RouteAttributes.getRouteMatch(request)
+        .map(route -> route.getAnnotationMetadata().hasAnnotation(DecidedWithCommand.class))
+        .orElse(false);
   }
 
   private static void writeHeaders(MutableHttpHeaders headers, RateLimitDecision decision) {
@@ -90,7 +152,7 @@ public class RateLimitFilter {
     headers.set(RESET_HEADER, Long.toString(ceilSeconds(decision.resetAtMillis())));
   }
 
-  private static long ceilSeconds(long millis) {
+  static long ceilSeconds(long millis) {
     return Math.floorDiv(millis + 999, 1000);
   }
 }

@@ -12,6 +12,7 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import ph.payments.platform.outbox.OutboxWriter;
 import ph.payments.platform.tx.BatchWriter;
 import ph.payments.platform.tx.TransactionFailedException;
 import ph.payments.platform.tx.Transactions;
@@ -41,7 +42,12 @@ public class RateLimiter {
   /** The most requests decided in one statement. */
   static final int MAX_BATCH = 256;
 
+  /** The SQLSTATE with which {@link #requireAll}'s statement refuses a request (migration V14). */
+  static final String REFUSED = "RL429";
+
   private static final String ADMIT = "SELECT * FROM rate_limit_admit(?, ?, ?, ?)";
+  private static final String REQUIRE_ALL =
+      "SELECT ord, remaining, reset_millis FROM rate_limit_require_all(?, ?, ?, ?) ORDER BY ord";
   private static final String ADMIT_ALL =
       "SELECT * FROM rate_limit_admit_all(?, ?, ?, ?) ORDER BY ord";
 
@@ -76,8 +82,19 @@ public class RateLimiter {
             batchSizes::record);
   }
 
-  /** One key's request to decide. */
-  record Request(String apiKeyId, int limit) {}
+  /**
+   * One key's request to decide.
+   *
+   * @param limit at least 1
+   */
+  public record Request(String apiKeyId, int limit) {
+
+    public Request {
+      if (limit < 1) {
+        throw new IllegalArgumentException("a rate limit is at least 1 request per window");
+      }
+    }
+  }
 
   /**
    * The order in which a batch locks its keys' rows, the same in every gateway: by key. The sort is
@@ -100,10 +117,75 @@ public class RateLimiter {
    * @throws TransactionFailedException when the database could not decide
    */
   public RateLimitDecision request(String apiKeyId, int limit) {
-    if (limit < 1) {
-      throw new IllegalArgumentException("a rate limit is at least 1 request per window");
+    return request(new Request(apiKeyId, limit));
+  }
+
+  /**
+   * Counts {@code request} against its limit, or refuses it, in a transaction of its own.
+   *
+   * @throws TransactionFailedException when the database could not decide
+   */
+  public RateLimitDecision request(Request request) {
+    return writer.submit(request);
+  }
+
+  /**
+   * A statement that admits all of {@code requests} at {@code now}, to run first in the transaction
+   * of what they ask for ({@code OutboxWriter.appendAllAfter}): when it returns, they are counted
+   * and their decisions are the result; when it refuses one, it fails with SQLSTATE {@link
+   * #REFUSED}, and the transaction must not commit (a statement that fails undoes itself; in a
+   * transaction the caller rolls it back). Then decide each on its own ({@link #request(Request)}):
+   * which were refused depends on what else is counted meanwhile.
+   *
+   * @param requests in the order in which they are decided; so that the decisions of two
+   *     transactions never wait for each other, the keys must be in {@link #inLockOrder} order
+   * @return one decision per request, in their order
+   */
+  public static OutboxWriter.Lead<List<RateLimitDecision>> requireAll(
+      List<Request> requests, long now) {
+    String[] keys = new String[requests.size()];
+    Integer[] limits = new Integer[requests.size()];
+    for (int i = 0; i < keys.length; i++) {
+      keys[i] = requests.get(i).apiKeyId();
+      limits[i] = requests.get(i).limit();
+      if (i > 0 && LOCK_ORDER.compare(keys[i - 1], keys[i]) > 0) {
+        throw new IllegalArgumentException("requests to require are in lock order");
+      }
     }
-    return writer.submit(new Request(apiKeyId, limit));
+    return new OutboxWriter.Lead<>(
+        REQUIRE_ALL,
+        (statement, first) -> {
+          Connection connection = statement.getConnection();
+          statement.setArray(first, connection.createArrayOf("text", keys));
+          statement.setArray(first + 1, connection.createArrayOf("int4", limits));
+          statement.setLong(first + 2, now);
+          statement.setLong(first + 3, SlidingWindowLog.WINDOW_MILLIS);
+          return first + 4;
+        },
+        rows -> {
+          List<RateLimitDecision> decisions = new ArrayList<>(keys.length);
+          while (rows.next()) {
+            int limit = limits[rows.getInt("ord") - 1];
+            decisions.add(
+                new RateLimitDecision.Admitted(
+                    limit, rows.getInt("remaining"), rows.getLong("reset_millis")));
+          }
+          if (decisions.size() != keys.length) {
+            throw new SQLException(
+                "rate_limit_require_all answered " + decisions.size() + " of " + keys.length);
+          }
+          return decisions;
+        });
+  }
+
+  /** Whether {@code failure} is {@link #requireAll}'s refusal of a request. */
+  public static boolean refusedOne(Throwable failure) {
+    for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+      if (cause instanceof SQLException sql && REFUSED.equals(sql.getSQLState())) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Requests queued and not yet taken by a writer (tests). */

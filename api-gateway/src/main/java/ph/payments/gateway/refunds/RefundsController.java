@@ -17,6 +17,7 @@ import ph.payments.contracts.Topics;
 import ph.payments.gateway.auth.MerchantContext;
 import ph.payments.gateway.auth.RequiresScope;
 import ph.payments.gateway.auth.TestModeOnly;
+import ph.payments.gateway.ratelimit.DecidedWithCommand;
 import ph.payments.gateway.routing.Owner;
 import ph.payments.gateway.routing.ReadRouter;
 import ph.payments.gateway.web.CommandEndpoint;
@@ -55,6 +56,7 @@ public class RefundsController {
 
   @Post("/refunds")
   @RequiresScope("refunds:write")
+  @DecidedWithCommand
   public HttpResponse<?> create(HttpRequest<?> request, @Nullable @Body JsonNode json) {
     Fields body = Fields.of(json).allowOnly("payment", "amount", "reason");
     String payment = body.requiredString("payment", 1, 255);
@@ -112,6 +114,7 @@ public class RefundsController {
   @Post("/test_helpers/refunds/{id}/{action}")
   @TestModeOnly
   @RequiresScope("refunds:write")
+  @DecidedWithCommand
   public HttpResponse<?> testHelper(
       HttpRequest<?> request, String id, String action, @Nullable @Body JsonNode json) {
     if (!HELPER_ACTIONS.contains(action)) {

@@ -22,6 +22,8 @@ import ph.payments.gateway.auth.MerchantContext;
 import ph.payments.gateway.commands.CommandBus;
 import ph.payments.gateway.idempotency.IdempotencyKey;
 import ph.payments.gateway.idempotency.IdempotentCommands;
+import ph.payments.gateway.ratelimit.DeferredRateLimit;
+import ph.payments.gateway.ratelimit.RateLimiter;
 import ph.payments.platform.errors.ApiException;
 import ph.payments.platform.errors.ErrorCode;
 import ph.payments.platform.json.Json;
@@ -77,11 +79,14 @@ public class CommandEndpoint {
   private final CommandBus bus;
   private final IdempotentCommands idempotent;
   private final ReplySealer sealer;
+  private final RateLimiter limiter;
 
-  public CommandEndpoint(CommandBus bus, IdempotentCommands idempotent, ReplySealer sealer) {
+  public CommandEndpoint(
+      CommandBus bus, IdempotentCommands idempotent, ReplySealer sealer, RateLimiter limiter) {
     this.bus = bus;
     this.idempotent = idempotent;
     this.sealer = sealer;
+    this.limiter = limiter;
   }
 
   /**
@@ -222,6 +227,7 @@ public class CommandEndpoint {
             merchant.environment(),
             null,
             body);
+    DeferredRateLimit.of(request).ifPresent(deferred -> deferred.decideAlone(limiter));
     IdempotentCommands.Response response =
         idempotent.applyLocally(
             IdempotencyKey.from(request).orElse(null),
@@ -261,9 +267,12 @@ public class CommandEndpoint {
                   pendingBody(creation, id, merchant.environment()),
                   false);
             };
+    // A rate-limit decision left to the command path (DecidedWithCommand) is taken with the command
+    // when it goes alone, and before anything is written when it goes with a key.
+    Optional<DeferredRateLimit> rateLimit = DeferredRateLimit.of(request);
     IdempotentCommands.Response response;
     if (key.isEmpty()) {
-      Optional<CommandReply> reply = bus.send(command);
+      Optional<CommandReply> reply = bus.send(command, rateLimit.orElse(null));
       if (reply.isEmpty() && late == null) {
         throw CommandBus.late();
       }
@@ -276,6 +285,7 @@ public class CommandEndpoint {
                   false)
               : late.apply(resourceId);
     } else {
+      rateLimit.ifPresent(deferred -> deferred.decideAlone(limiter));
       response =
           idempotent.submit(key.get(), request.getMethodName(), request.getPath(), command, late);
     }

@@ -2,9 +2,12 @@ package ph.payments.gateway.ratelimit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -20,6 +23,7 @@ import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import ph.payments.platform.outbox.OutboxWriter;
 import ph.payments.testkit.TestDatabase;
 
 /**
@@ -136,6 +140,78 @@ class RateLimiterModelIT {
       }
     }
     assertEquals(true, admitted > 1_000 && refused > 1_000, admitted + " / " + refused);
+  }
+
+  /**
+   * {@code rate_limit_require_all} (migration V14, the decisions taken with the commands): a batch
+   * the model admits whole gets the model's decisions; a batch with one request the model refuses
+   * fails with {@link RateLimiter#REFUSED} and counts nothing, so the next statement finds the key
+   * as the model left it.
+   */
+  @Test
+  void requiredBatchesAreAdmittedWholeAsTheModelDecidesOrCountNothing() throws SQLException {
+    migrate("latest");
+    SplittableRandom random = new SplittableRandom(20261207L);
+    Map<String, SlidingWindowLog> model = new HashMap<>();
+    List<String> keys = List.of("key_a", "key_b", "key_c");
+    long now = 1_800_000_000_000L;
+    int whole = 0;
+    int refusedBatches = 0;
+    try (Connection connection = database.dataSource().getConnection()) {
+      for (int step = 0; step < 800; step++) {
+        now += advance(random);
+        List<RateLimiter.Request> queued = new ArrayList<>();
+        int size = 1 + random.nextInt(6);
+        for (int i = 0; i < size; i++) {
+          String key = keys.get(random.nextInt(keys.size()));
+          queued.add(new RateLimiter.Request(key, 8 + (key.charAt(4) - 'a')));
+        }
+        List<RateLimiter.Request> batch = RateLimiter.inLockOrder(queued);
+        // The model decides the batch one by one, on a copy of its logs.
+        Map<String, SlidingWindowLog> after = new HashMap<>(model);
+        List<RateLimitDecision> expected = new ArrayList<>();
+        for (RateLimiter.Request request : batch) {
+          SlidingWindowLog log =
+              SlidingWindowLog.of(
+                  after
+                      .getOrDefault(request.apiKeyId(), SlidingWindowLog.empty())
+                      .admittedAtMillis(),
+                  now);
+          RateLimitDecision decision = log.decide(now, request.limit());
+          expected.add(decision);
+          if (decision instanceof RateLimitDecision.Admitted) {
+            after.put(request.apiKeyId(), log.admit(now));
+          }
+        }
+        boolean admitsAll =
+            expected.stream().allMatch(RateLimitDecision.Admitted.class::isInstance);
+        OutboxWriter.Lead<List<RateLimitDecision>> lead = RateLimiter.requireAll(batch, now);
+        try (PreparedStatement statement = connection.prepareStatement(lead.sql())) {
+          lead.parameters().set(statement, 1);
+          if (admitsAll) {
+            try (ResultSet rows = statement.executeQuery()) {
+              assertEquals(expected, lead.reader().read(rows), "step " + step + " " + batch);
+            }
+            model = after;
+            whole++;
+          } else {
+            SQLException refused = assertThrows(SQLException.class, statement::executeQuery);
+            assertEquals(RateLimiter.REFUSED, refused.getSQLState(), refused.getMessage());
+            assertTrue(RateLimiter.refusedOne(new IllegalStateException(refused)));
+            refusedBatches++;
+          }
+        }
+      }
+      // Whatever was refused counted nothing: every key stands where the model has it.
+      now += 1;
+      for (String key : keys) {
+        SlidingWindowLog log =
+            SlidingWindowLog.of(
+                model.getOrDefault(key, SlidingWindowLog.empty()).admittedAtMillis(), now);
+        assertEquals(log.decide(now, 100), RateLimiter.admit(connection, key, now, 100), key);
+      }
+    }
+    assertTrue(whole > 100 && refusedBatches > 100, whole + " / " + refusedBatches);
   }
 
   @Test

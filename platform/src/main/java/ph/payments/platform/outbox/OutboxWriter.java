@@ -252,6 +252,45 @@ public final class OutboxWriter {
    */
   public void appendAllWith(Connection connection, List<Write> writes, List<OutboxMessage> messages)
       throws SQLException {
+    append(connection, null, writes, messages);
+  }
+
+  /**
+   * A query that runs before the writes of {@link #appendAllAfter}, in their round trip and their
+   * transaction, and what is made of its rows.
+   *
+   * @param sql one statement with {@code ?} parameters that returns rows
+   * @param parameters sets them, from the index it is given; returns the index after its last
+   */
+  public record Lead<T>(String sql, Write.Parameters parameters, Reader<T> reader) {
+
+    /** Makes the lead's result of its rows. */
+    @FunctionalInterface
+    public interface Reader<T> {
+      T read(ResultSet rows) throws SQLException;
+    }
+  }
+
+  /**
+   * Runs {@code lead}, then {@code writes} and {@code messages} as {@link #appendAllWith} does: two
+   * statements sent in one round trip, which PostgreSQL runs in one transaction, the caller's or,
+   * in auto-commit mode, the round trip's own, committed at its end. When {@code lead} fails (a
+   * function it calls raises), nothing after it runs and nothing of either commits; when a write
+   * fails, what {@code lead} wrote is undone with it.
+   *
+   * @param writes at least one
+   * @param messages at least one
+   * @return what {@code lead}'s reader made of its rows
+   */
+  public <T> T appendAllAfter(
+      Connection connection, Lead<T> lead, List<Write> writes, List<OutboxMessage> messages)
+      throws SQLException {
+    return append(connection, lead, writes, messages);
+  }
+
+  private <T> T append(
+      Connection connection, Lead<T> lead, List<Write> writes, List<OutboxMessage> messages)
+      throws SQLException {
     if (writes.isEmpty()) {
       throw new IllegalArgumentException("appendWith needs a write; append takes a message alone");
     }
@@ -262,6 +301,7 @@ public final class OutboxWriter {
     for (int i = 0; i < writes.size(); i++) {
       with.add("w" + i + " AS (" + writes.get(i).sql() + ")");
     }
+    String first = lead == null ? "" : lead.sql() + ";\n";
     if (logical) {
       String emitted =
           messages.size() == 1
@@ -270,15 +310,16 @@ public final class OutboxWriter {
                   + String.join(", ", Collections.nCopies(messages.size(), "(?, ?::bytea)"))
                   + ") v(p, m)";
       try (PreparedStatement emit =
-          connection.prepareStatement("WITH " + String.join(", ", with) + emitted)) {
-        int next = setAll(emit, writes);
+          connection.prepareStatement(first + "WITH " + String.join(", ", with) + emitted)) {
+        int next = lead == null ? 1 : lead.parameters().set(emit, 1);
+        next = setAll(emit, next, writes);
         for (OutboxMessage message : messages) {
           setEmitted(emit, next, message);
           next += 2;
         }
         emit.execute();
+        return lead == null ? null : lead.reader().read(emit.getResultSet());
       }
-      return;
     }
     // The notification's condition is a parameter: PostgreSQL evaluates a constant WHERE before
     // the select list, so pg_notify is not called at all when the relay is polling anyway.
@@ -290,8 +331,9 @@ public final class OutboxWriter {
             + ")");
     try (PreparedStatement insert =
         connection.prepareStatement(
-            "WITH " + String.join(", ", with) + " SELECT pg_notify(?, '') WHERE ?")) {
-      int next = setAll(insert, writes);
+            first + "WITH " + String.join(", ", with) + " SELECT pg_notify(?, '') WHERE ?")) {
+      int next = lead == null ? 1 : lead.parameters().set(insert, 1);
+      next = setAll(insert, next, writes);
       for (OutboxMessage message : messages) {
         next = setMessage(insert, next, message);
       }
@@ -299,15 +341,20 @@ public final class OutboxWriter {
       boolean polling = activity.relayPolling();
       insert.setBoolean(next + 1, !polling);
       insert.execute();
+      T led = lead == null ? null : lead.reader().read(insert.getResultSet());
       if (polling) {
         ringAfterCommit();
       }
+      return led;
     }
   }
 
-  /** Sets the parameters of {@code writes}, in order, from 1; returns the index after the last. */
-  private static int setAll(PreparedStatement statement, List<Write> writes) throws SQLException {
-    int next = 1;
+  /**
+   * Sets the parameters of {@code writes}, in order, from {@code next}; returns the index after the
+   * last.
+   */
+  private static int setAll(PreparedStatement statement, int next, List<Write> writes)
+      throws SQLException {
     for (Write write : writes) {
       next = write.parameters().set(statement, next);
     }

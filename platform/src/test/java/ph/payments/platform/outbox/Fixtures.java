@@ -22,6 +22,7 @@ import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import ph.payments.platform.ids.IdType;
 import ph.payments.platform.kafka.KafkaSettings;
+import ph.payments.platform.tx.TransactionFailedException;
 import ph.payments.platform.tx.Transactions;
 import ph.payments.testkit.TestKafka;
 
@@ -172,6 +173,95 @@ public final class Fixtures {
           statement.setString(first, id);
           return first + 1;
         });
+  }
+
+  /** The messages of {@link #appendAfterThreeWays}. */
+  public record LeadMessages(OutboxMessage written, OutboxMessage undone, OutboxMessage unsent) {}
+
+  /**
+   * {@link OutboxWriter#appendAllAfter} three ways, in auto-commit mode: a lead and a write that
+   * commit; a lead whose write then fails (its row exists); a lead that fails once it claimed. Only
+   * the first's claim and row are in {@code writes} afterwards; the caller checks the messages.
+   */
+  public static LeadMessages appendAfterThreeWays(
+      Transactions transactions, OutboxWriter writer, String topic, DataSource dataSource)
+      throws SQLException {
+    createWritesTable(dataSource);
+    String id = "lead_" + System.nanoTime();
+    LeadMessages messages =
+        new LeadMessages(
+            OutboxMessage.of(topic, "k", "test.written", "{}".getBytes(StandardCharsets.UTF_8)),
+            OutboxMessage.of(topic, "k", "test.undone", "{}".getBytes(StandardCharsets.UTF_8)),
+            OutboxMessage.of(topic, "k", "test.unsent", "{}".getBytes(StandardCharsets.UTF_8)));
+    org.junit.jupiter.api.Assertions.assertEquals(
+        id + "-claim",
+        appendAfterAutoCommitted(
+            transactions,
+            writer,
+            claimLead(id + "-claim", 1),
+            insertWrite(id + "-row"),
+            messages.written()));
+    assertThrows(
+        TransactionFailedException.class,
+        () ->
+            appendAfterAutoCommitted(
+                transactions,
+                writer,
+                claimLead(id + "-undone", 1),
+                insertWrite(id + "-row"),
+                messages.undone()));
+    assertThrows(
+        TransactionFailedException.class,
+        () ->
+            appendAfterAutoCommitted(
+                transactions,
+                writer,
+                claimLead(id + "-failed", 0),
+                insertWrite(id + "-2"),
+                messages.unsent()));
+    try (Connection connection = dataSource.getConnection();
+        java.sql.PreparedStatement rows =
+            connection.prepareStatement(
+                "SELECT string_agg(id, ',' ORDER BY id) FROM writes WHERE id LIKE ?")) {
+      rows.setString(1, id + "%");
+      try (java.sql.ResultSet rs = rows.executeQuery()) {
+        rs.next();
+        org.junit.jupiter.api.Assertions.assertEquals(
+            id + "-claim," + id + "-row",
+            rs.getString(1),
+            "the claim and the row of the statement that committed, nothing of the others");
+      }
+    }
+    return messages;
+  }
+
+  /**
+   * A lead for {@link OutboxWriter#appendAllAfter}: claims {@code id} in the test table {@code
+   * writes} and returns it, after dividing by {@code divisor} (0 fails the lead once it claimed).
+   */
+  public static OutboxWriter.Lead<String> claimLead(String id, int divisor) {
+    return new OutboxWriter.Lead<>(
+        "INSERT INTO writes (id) VALUES (?) RETURNING id, 1 / ? AS one",
+        (statement, first) -> {
+          statement.setString(first, id);
+          statement.setInt(first + 1, divisor);
+          return first + 2;
+        },
+        rows -> {
+          org.junit.jupiter.api.Assertions.assertTrue(rows.next());
+          return rows.getString("id");
+        });
+  }
+
+  /** {@link OutboxWriter#appendAllAfter} in auto-commit mode; what the lead returned. */
+  public static String appendAfterAutoCommitted(
+      Transactions transactions,
+      OutboxWriter writer,
+      OutboxWriter.Lead<String> lead,
+      OutboxWriter.Write write,
+      OutboxMessage message) {
+    return transactions.autoCommitted(
+        connection -> writer.appendAllAfter(connection, lead, List.of(write), List.of(message)));
   }
 
   /** The row {@code id} of {@code writes} as an {@link OutboxWriter.Insert}, to be guarded. */

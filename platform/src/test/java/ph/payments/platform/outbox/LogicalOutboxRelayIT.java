@@ -182,6 +182,19 @@ class LogicalOutboxRelayIT {
     assertRelayPublishesOnly("guarded", topic, admitted);
   }
 
+  /**
+   * A lead ({@link OutboxWriter#appendAllAfter}) and the writes after it are one transaction: a
+   * write that fails undoes the lead, a lead that fails emits nothing, and only the message of the
+   * statement that committed is published.
+   */
+  @Test
+  void aLeadAndTheMessagesAfterItCommitOrFailTogether() throws Exception {
+    String topic = Fixtures.uniqueTopic("logical-lead");
+    Fixtures.LeadMessages messages =
+        Fixtures.appendAfterThreeWays(transactions, writer, topic, database.dataSource());
+    assertRelayPublishesOnly("lead", topic, messages.written());
+  }
+
   @Test
   void theWriterRefusesToRunOutsideATransaction() throws Exception {
     try (Connection connection = database.dataSource().getConnection()) {

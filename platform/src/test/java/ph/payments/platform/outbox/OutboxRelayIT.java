@@ -318,6 +318,23 @@ class OutboxRelayIT {
   }
 
   /**
+   * A lead ({@link OutboxWriter#appendAllAfter}, how the gateway takes rate-limit decisions with
+   * its commands) and the writes after it are one transaction in auto-commit mode: the lead's rows
+   * are read; a write that fails undoes what the lead wrote; a lead that fails writes nothing after
+   * it.
+   */
+  @Test
+  void aLeadAndTheWritesAfterItCommitOrFailTogether() throws Exception {
+    OutboxWriter writer = new OutboxWriter(Clock.systemUTC(), "outbox_lead");
+    Fixtures.LeadMessages messages =
+        Fixtures.appendAfterThreeWays(
+            transactions, writer, Fixtures.uniqueTopic("lead"), database.dataSource());
+    assertTrue(exists(messages.written().messageId()));
+    assertFalse(exists(messages.undone().messageId()));
+    assertFalse(exists(messages.unsent().messageId()));
+  }
+
+  /**
    * A guarded write ({@link OutboxWriter#appendGuarded}, how the gateway claims a new idempotency
    * key with its command): the row and the message are written, and the relay woken, only when the
    * guard wrote; a claim that exists writes neither, and nothing of it is published.
