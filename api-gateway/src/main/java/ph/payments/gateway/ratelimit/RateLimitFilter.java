@@ -76,7 +76,7 @@ public class RateLimitFilter {
     RateLimitDecision decision = limiter.request(counted);
     request.setAttribute(DECISION, decision);
     if (decision instanceof RateLimitDecision.Refused refused) {
-      return refusedResponse(request, refused);
+      return refusedResponse(refused);
     }
     return null;
   }
@@ -121,15 +121,14 @@ public class RateLimitFilter {
       return response;
     }
     if (decision instanceof RateLimitDecision.Refused refused) {
-      return refusedResponse(request, refused);
+      return refusedResponse(refused);
     }
     writeHeaders(response.getHeaders(), decision);
     return response;
   }
 
   /** The 429 of {@code refused}, with its headers. */
-  private MutableHttpResponse<?> refusedResponse(
-      HttpRequest<?> request, RateLimitDecision.Refused refused) {
+  private static MutableHttpResponse<?> refusedResponse(RateLimitDecision.Refused refused) {
     MutableHttpResponse<?> response =
         HttpResponse.<ErrorEnvelope>status(HttpStatus.TOO_MANY_REQUESTS)
             .body(DeferredRateLimit.refusal(refused).envelope());
@@ -152,7 +151,7 @@ public class RateLimitFilter {
     headers.set(RESET_HEADER, Long.toString(ceilSeconds(decision.resetAtMillis())));
   }
 
-  static long ceilSeconds(long millis) {
+  private static long ceilSeconds(long millis) {
     return Math.floorDiv(millis + 999, 1000);
   }
 }
