@@ -13,7 +13,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -95,7 +94,7 @@ public class CommandBus {
             "command-writer",
             MAX_GROUP,
             // New rows with fresh keys lock nothing another group waits for; the rate limit's rows
-            // are locked in RateLimiter's order whatever the group's (writeGroup).
+            // are locked in RateLimiter's order whatever the group's (RateLimiter.requireAll).
             (a, b) -> 0,
             new BatchWriter.Work<>() {
               @Override
@@ -286,18 +285,9 @@ public class CommandBus {
         limited.add(i);
       }
     }
-    // The decisions in RateLimiter's lock order (by key, each key's in the group's order).
-    limited.sort(Comparator.comparing(i -> group.get(i).rateLimit().apiKeyId()));
     List<RateLimiter.Request> requests =
         limited.stream().map(i -> group.get(i).rateLimit()).toList();
-    List<OutboxWriter.Insert> rows =
-        group.stream()
-            .map(accepted -> CommandLog.insertion(accepted.command(), accepted.topic()))
-            .toList();
-    List<OutboxWriter.Write> writes = List.of(OutboxWriter.Insert.rows(rows));
-    List<OutboxMessage> messages = group.stream().map(Accepted::message).toList();
     try {
-      // A group of one is the statement a command alone always had: the same SQL text.
       return MessageContext.detached(
           () ->
               transactions.autoCommitted(
@@ -305,15 +295,11 @@ public class CommandBus {
                     List<Optional<RateLimitDecision>> decisions =
                         new ArrayList<>(Collections.nCopies(group.size(), Optional.empty()));
                     if (requests.isEmpty()) {
-                      outbox.appendAllWith(connection, writes, messages);
+                      insert(connection, group, null);
                       return decisions;
                     }
                     List<RateLimitDecision> taken =
-                        outbox.appendAllAfter(
-                            connection,
-                            RateLimiter.requireAll(requests, clock.millis()),
-                            writes,
-                            messages);
+                        insert(connection, group, RateLimiter.requireAll(requests, clock.millis()));
                     for (int k = 0; k < limited.size(); k++) {
                       decisions.set(limited.get(k), Optional.of(taken.get(k)));
                     }
@@ -344,17 +330,30 @@ public class CommandBus {
     }
     MessageContext.detached(
         () ->
-            transactions.autoCommitted(
-                connection -> {
-                  outbox.appendAllWith(
-                      connection,
-                      List.of(
-                          OutboxWriter.Insert.rows(
-                              List.of(CommandLog.insertion(accepted.command(), accepted.topic())))),
-                      List.of(accepted.message()));
-                  return null;
-                }));
+            transactions.autoCommitted(connection -> insert(connection, List.of(accepted), null)));
     return decision;
+  }
+
+  /**
+   * The commands of {@code group} and their outbox rows in one statement, after {@code lead} when
+   * there is one; what the lead returned. A group of one without a lead is the statement a command
+   * alone always had: the same SQL text.
+   */
+  private <T> T insert(
+      Connection connection, List<Accepted> group, OutboxWriter.@Nullable Lead<T> lead)
+      throws SQLException {
+    List<OutboxWriter.Write> writes =
+        List.of(
+            OutboxWriter.Insert.rows(
+                group.stream()
+                    .map(accepted -> CommandLog.insertion(accepted.command(), accepted.topic()))
+                    .toList()));
+    List<OutboxMessage> messages = group.stream().map(Accepted::message).toList();
+    if (lead == null) {
+      outbox.appendAllWith(connection, writes, messages);
+      return null;
+    }
+    return outbox.appendAllAfter(connection, lead, writes, messages);
   }
 
   /**

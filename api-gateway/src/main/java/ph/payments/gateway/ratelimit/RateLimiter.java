@@ -10,6 +10,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import ph.payments.platform.outbox.OutboxWriter;
@@ -47,7 +48,7 @@ public class RateLimiter {
 
   private static final String ADMIT = "SELECT * FROM rate_limit_admit(?, ?, ?, ?)";
   private static final String REQUIRE_ALL =
-      "SELECT ord, remaining, reset_millis FROM rate_limit_require_all(?, ?, ?, ?) ORDER BY ord";
+      "SELECT ord, remaining, reset_millis FROM rate_limit_require_all(?, ?, ?, ?)";
   private static final String ADMIT_ALL =
       "SELECT * FROM rate_limit_admit_all(?, ?, ?, ?) ORDER BY ord";
 
@@ -135,22 +136,25 @@ public class RateLimiter {
    * and their decisions are the result; when it refuses one, it fails with SQLSTATE {@link
    * #REFUSED}, and the transaction must not commit (a statement that fails undoes itself; in a
    * transaction the caller rolls it back). Then decide each on its own ({@link #request(Request)}):
-   * which were refused depends on what else is counted meanwhile.
+   * which were refused depends on what else is counted meanwhile. The requests are decided in lock
+   * order ({@link #inLockOrder}), so that the decisions of two transactions never wait for each
+   * other.
    *
-   * @param requests in the order in which they are decided; so that the decisions of two
-   *     transactions never wait for each other, the keys must be in {@link #inLockOrder} order
-   * @return one decision per request, in their order
+   * @return one decision per request, in the order of {@code requests}
    */
   public static OutboxWriter.Lead<List<RateLimitDecision>> requireAll(
       List<Request> requests, long now) {
-    String[] keys = new String[requests.size()];
-    Integer[] limits = new Integer[requests.size()];
-    for (int i = 0; i < keys.length; i++) {
-      keys[i] = requests.get(i).apiKeyId();
-      limits[i] = requests.get(i).limit();
-      if (i > 0 && LOCK_ORDER.compare(keys[i - 1], keys[i]) > 0) {
-        throw new IllegalArgumentException("requests to require are in lock order");
-      }
+    // positions[k]: where the k-th request in lock order stands in requests (a stable sort).
+    Integer[] positions = new Integer[requests.size()];
+    for (int i = 0; i < positions.length; i++) {
+      positions[i] = i;
+    }
+    Arrays.sort(positions, Comparator.comparing(i -> requests.get(i).apiKeyId(), LOCK_ORDER));
+    String[] keys = new String[positions.length];
+    Integer[] limits = new Integer[positions.length];
+    for (int k = 0; k < positions.length; k++) {
+      keys[k] = requests.get(positions[k]).apiKeyId();
+      limits[k] = requests.get(positions[k]).limit();
     }
     return new OutboxWriter.Lead<>(
         REQUIRE_ALL,
@@ -163,18 +167,20 @@ public class RateLimiter {
           return first + 4;
         },
         rows -> {
-          List<RateLimitDecision> decisions = new ArrayList<>(keys.length);
+          RateLimitDecision[] decisions = new RateLimitDecision[positions.length];
+          int answered = 0;
           while (rows.next()) {
-            int limit = limits[rows.getInt("ord") - 1];
-            decisions.add(
+            int k = rows.getInt("ord") - 1;
+            decisions[positions[k]] =
                 new RateLimitDecision.Admitted(
-                    limit, rows.getInt("remaining"), rows.getLong("reset_millis")));
+                    limits[k], rows.getInt("remaining"), rows.getLong("reset_millis"));
+            answered++;
           }
-          if (decisions.size() != keys.length) {
+          if (answered != positions.length) {
             throw new SQLException(
-                "rate_limit_require_all answered " + decisions.size() + " of " + keys.length);
+                "rate_limit_require_all answered " + answered + " of " + positions.length);
           }
-          return decisions;
+          return List.of(decisions);
         });
   }
 

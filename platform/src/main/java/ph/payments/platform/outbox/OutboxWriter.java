@@ -252,7 +252,7 @@ public final class OutboxWriter {
    */
   public void appendAllWith(Connection connection, List<Write> writes, List<OutboxMessage> messages)
       throws SQLException {
-    append(connection, null, writes, messages);
+    appendAll(connection, null, writes, messages);
   }
 
   /**
@@ -285,10 +285,10 @@ public final class OutboxWriter {
   public <T> T appendAllAfter(
       Connection connection, Lead<T> lead, List<Write> writes, List<OutboxMessage> messages)
       throws SQLException {
-    return append(connection, lead, writes, messages);
+    return appendAll(connection, lead, writes, messages);
   }
 
-  private <T> T append(
+  private <T> T appendAll(
       Connection connection, Lead<T> lead, List<Write> writes, List<OutboxMessage> messages)
       throws SQLException {
     if (writes.isEmpty()) {
