@@ -68,7 +68,7 @@ public class CommandBus {
   private final Timer replied;
   private final Timer late;
   private final RateLimiter limiter;
-  private final BatchWriter<Accepted, Optional<RateLimitDecision>> accepting;
+  private final BatchWriter<Accepted, Written> accepting;
 
   public CommandBus(
       Transactions transactions,
@@ -98,12 +98,12 @@ public class CommandBus {
             (a, b) -> 0,
             new BatchWriter.Work<>() {
               @Override
-              public List<Optional<RateLimitDecision>> all(List<Accepted> group) {
+              public List<Written> all(List<Accepted> group) {
                 return writeGroup(group);
               }
 
               @Override
-              public Optional<RateLimitDecision> one(Accepted accepted) {
+              public Written one(Accepted accepted) {
                 return writeAlone(accepted);
               }
             },
@@ -247,15 +247,22 @@ public class CommandBus {
    *     command was not written
    */
   public void accept(Command command, String topic, @Nullable DeferredRateLimit rateLimit) {
-    Optional<RateLimitDecision> decision =
+    Written written =
         accepting.submit(
             new Accepted(
                 command,
                 topic,
                 message(command, topic, MessageContext.withCurrent(Map.of())),
                 rateLimit == null ? null : rateLimit.request()));
+    if (written.failure() != null) {
+      // A decision taken before the write failed was counted: it stands for the request's answer.
+      if (rateLimit != null) {
+        written.decision().ifPresent(rateLimit::record);
+      }
+      throw written.failure();
+    }
     if (rateLimit != null) {
-      rateLimit.decided(decision.orElseThrow());
+      rateLimit.decided(written.decision().orElseThrow());
     }
   }
 
@@ -275,10 +282,21 @@ public class CommandBus {
       RateLimiter.@Nullable Request rateLimit) {}
 
   /**
-   * Writes a group's commands in one statement with the rate-limit decisions they carry; the
-   * decisions, one per command (empty where it carried none).
+   * What became of an accepted command: the rate-limit decision taken for it (empty when it carried
+   * none, or none could be taken), and the failure that kept it from being written (null when it
+   * was written, or refused). Each command of a group answers for itself, so one that fails neither
+   * hides nor undoes what its neighbours wrote.
    */
-  private List<Optional<RateLimitDecision>> writeGroup(List<Accepted> group) {
+  private record Written(Optional<RateLimitDecision> decision, @Nullable RuntimeException failure) {
+    /** Written, with no decision to report. */
+    static final Written WRITTEN = new Written(Optional.empty(), null);
+  }
+
+  /**
+   * Writes a group's commands in one statement with the rate-limit decisions they carry; what
+   * became of each command, in the group's order.
+   */
+  private List<Written> writeGroup(List<Accepted> group) {
     List<Integer> limited = new ArrayList<>();
     for (int i = 0; i < group.size(); i++) {
       if (group.get(i).rateLimit() != null) {
@@ -292,18 +310,18 @@ public class CommandBus {
           () ->
               transactions.autoCommitted(
                   connection -> {
-                    List<Optional<RateLimitDecision>> decisions =
-                        new ArrayList<>(Collections.nCopies(group.size(), Optional.empty()));
+                    List<Written> written =
+                        new ArrayList<>(Collections.nCopies(group.size(), Written.WRITTEN));
                     if (requests.isEmpty()) {
                       insert(connection, group, null);
-                      return decisions;
+                      return written;
                     }
                     List<RateLimitDecision> taken =
                         insert(connection, group, RateLimiter.requireAll(requests, clock.millis()));
                     for (int k = 0; k < limited.size(); k++) {
-                      decisions.set(limited.get(k), Optional.of(taken.get(k)));
+                      written.set(limited.get(k), new Written(Optional.of(taken.get(k)), null));
                     }
-                    return decisions;
+                    return written;
                   }));
     } catch (RuntimeException e) {
       if (!RateLimiter.refusedOne(e)) {
@@ -311,27 +329,40 @@ public class CommandBus {
       }
     }
     // One of them is over its limit, and nothing was written: decide and write each on its own.
-    List<Optional<RateLimitDecision>> decisions = new ArrayList<>(group.size());
+    // What one of them writes is committed before the next is tried, so a later one's failure is
+    // its own: it must not fail the group, whose caller would write the others again. Once the
+    // database is away, the rest fail with it at once, as BatchWriter fails a batch.
+    List<Written> written = new ArrayList<>(group.size());
+    RuntimeException away = null;
     for (Accepted accepted : group) {
-      decisions.add(writeAlone(accepted));
+      Written alone = away == null ? writeAlone(accepted) : new Written(Optional.empty(), away);
+      if (alone.failure() != null && BatchWriter.databaseAway(alone.failure())) {
+        away = alone.failure();
+      }
+      written.add(alone);
     }
-    return decisions;
+    return written;
   }
 
   /**
    * Decides a command's rate limit on its own, if it carries one, and writes the command alone if
-   * admitted.
+   * admitted. Never throws: a failure is the result's, with the decision taken before it, which was
+   * counted.
    */
-  private Optional<RateLimitDecision> writeAlone(Accepted accepted) {
-    Optional<RateLimitDecision> decision =
-        Optional.ofNullable(accepted.rateLimit()).map(limiter::request);
-    if (decision.isPresent() && decision.get() instanceof RateLimitDecision.Refused) {
-      return decision;
+  private Written writeAlone(Accepted accepted) {
+    Optional<RateLimitDecision> decision = Optional.empty();
+    try {
+      decision = Optional.ofNullable(accepted.rateLimit()).map(limiter::request);
+      if (!(decision.orElse(null) instanceof RateLimitDecision.Refused)) {
+        MessageContext.detached(
+            () ->
+                transactions.autoCommitted(
+                    connection -> insert(connection, List.of(accepted), null)));
+      }
+      return new Written(decision, null);
+    } catch (RuntimeException e) {
+      return new Written(decision, e);
     }
-    MessageContext.detached(
-        () ->
-            transactions.autoCommitted(connection -> insert(connection, List.of(accepted), null)));
-    return decision;
   }
 
   /**

@@ -24,7 +24,7 @@ public final class DeferredRateLimit {
   private final RateLimiter.Request request;
   private volatile RateLimitDecision decision;
 
-  DeferredRateLimit(RateLimiter.Request request) {
+  public DeferredRateLimit(RateLimiter.Request request) {
     this.request = request;
   }
 
@@ -49,10 +49,18 @@ public final class DeferredRateLimit {
    * @throws ApiException 429 {@code rate_limited} when it refused
    */
   public void decided(RateLimitDecision taken) {
-    this.decision = taken;
+    record(taken);
     if (taken instanceof RateLimitDecision.Refused refused) {
       throw refusal(refused);
     }
+  }
+
+  /**
+   * Records the decision taken for this request, whatever becomes of the request: one whose write
+   * failed after it was decided was counted, and is not decided again.
+   */
+  public void record(RateLimitDecision taken) {
+    this.decision = taken;
   }
 
   /**

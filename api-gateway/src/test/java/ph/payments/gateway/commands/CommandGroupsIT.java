@@ -23,8 +23,13 @@ import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
 import org.slf4j.MDC;
 import ph.payments.contracts.commands.Command;
+import ph.payments.gateway.ratelimit.DeferredRateLimit;
+import ph.payments.gateway.ratelimit.RateLimitDecision;
+import ph.payments.gateway.ratelimit.RateLimiter;
 import ph.payments.gateway.support.GatewayTest;
 import ph.payments.gateway.support.Sql;
+import ph.payments.platform.errors.ApiException;
+import ph.payments.platform.errors.ErrorCode;
 import ph.payments.platform.json.Json;
 import ph.payments.platform.tracing.RequestIds;
 import ph.payments.platform.tx.TransactionFailedException;
@@ -47,6 +52,7 @@ class CommandGroupsIT extends GatewayTest {
   @Inject CommandBus bus;
   @Inject Transactions transactions;
   @Inject MeterRegistry metrics;
+  @Inject RateLimiter limiter;
 
   @Test
   void commandsQueuedWhileAGroupWaitedAreWrittenInOneStatementEachWithItsOwnContext()
@@ -138,6 +144,115 @@ class CommandGroupsIT extends GatewayTest {
                   + " WHERE c.command_id = ?",
               command.commandId()));
     }
+  }
+
+  /**
+   * A group that fails for one command is written command by command, each decided on its own: the
+   * one whose own write then fails keeps the decision taken for it (it was counted, and the rate
+   * limit's response half must not count it again), and its caller hears of the failure.
+   */
+  @Test
+  void aCommandWhoseWriteFailsAfterItsDecisionKeepsItAndCountsOnce() throws Exception {
+    RateLimiter.Request key = new RateLimiter.Request("key_groups_failing_write", 100);
+    ExecutorService requests = Executors.newFixedThreadPool(8);
+    List<Future<?>> good = new ArrayList<>();
+    DeferredRateLimit badLimit = new DeferredRateLimit(key);
+    Future<?> bad;
+    try (Connection blocker = outboxHeld()) {
+      Future<?> first = requests.submit(() -> acceptAs("req_first", command("mer_group_blocked")));
+      awaitTrue(this::aStatementWaitsForALock, "the first group waits for the outbox");
+      for (int i = 0; i < 3; i++) {
+        Command command = command("mer_limited_" + i);
+        good.add(requests.submit(() -> acceptLimited(command, new DeferredRateLimit(key))));
+      }
+      bad = requests.submit(() -> acceptLimited(command("mer_\u0000_unstorable"), badLimit));
+      awaitTrue(() -> bus.queuedAccepts() == 4, "all four queue behind the first group");
+      blocker.rollback();
+      first.get();
+    }
+    try {
+      for (Future<?> done : good) {
+        assertInstanceOf(RateLimitDecision.Admitted.class, done.get());
+      }
+      ExecutionException failed = assertThrows(ExecutionException.class, bad::get);
+      assertInstanceOf(TransactionFailedException.class, failed.getCause());
+    } finally {
+      requests.shutdownNow();
+    }
+    assertInstanceOf(
+        RateLimitDecision.Admitted.class,
+        badLimit.decision().orElse(null),
+        "the failed command's decision is kept for its answer");
+    assertEquals(
+        100 - 5,
+        limiter.request(key).remaining(),
+        "three written, one failed after its decision, and this one: each counted once");
+  }
+
+  /**
+   * A group with a request over its limit writes nothing, and each of its commands is then decided
+   * and written on its own, committed before the next is tried. One whose own write fails there
+   * fails alone: the commands written before it are answered as written (not written again), the
+   * refused one is answered 429, and those after it are still written.
+   */
+  @Test
+  void aRefusedGroupIsWrittenCommandByCommandAndAFailureThereIsOnlyItsOwn() throws Exception {
+    RateLimiter.Request roomy = new RateLimiter.Request("key_groups_roomy", 100);
+    RateLimiter.Request full = new RateLimiter.Request("key_groups_full", 1);
+    assertInstanceOf(RateLimitDecision.Admitted.class, limiter.request(full));
+    ExecutorService requests = Executors.newFixedThreadPool(8);
+    Command before = command("mer_written_before");
+    Command refused = command("mer_refused");
+    Command after = command("mer_written_after");
+    DeferredRateLimit badLimit = new DeferredRateLimit(roomy);
+    List<Future<RateLimitDecision>> calls = new ArrayList<>();
+    try (Connection blocker = outboxHeld()) {
+      Future<?> first = requests.submit(() -> acceptAs("req_first", command("mer_group_blocked")));
+      awaitTrue(this::aStatementWaitsForALock, "the first group waits for the outbox");
+      // Queued one at a time, so the group keeps this order.
+      calls.add(requests.submit(() -> acceptLimited(before, new DeferredRateLimit(roomy))));
+      awaitTrue(() -> bus.queuedAccepts() == 1, "the first of the group queues");
+      calls.add(requests.submit(() -> acceptLimited(refused, new DeferredRateLimit(full))));
+      awaitTrue(() -> bus.queuedAccepts() == 2, "the refused one queues");
+      calls.add(requests.submit(() -> acceptLimited(command("mer_\u0000_unstorable"), badLimit)));
+      awaitTrue(() -> bus.queuedAccepts() == 3, "the failing one queues");
+      calls.add(requests.submit(() -> acceptLimited(after, new DeferredRateLimit(roomy))));
+      awaitTrue(() -> bus.queuedAccepts() == 4, "the last one queues");
+      blocker.rollback();
+      first.get();
+    }
+    try {
+      assertInstanceOf(RateLimitDecision.Admitted.class, calls.get(0).get());
+      ExecutionException overLimit = assertThrows(ExecutionException.class, calls.get(1)::get);
+      ApiException answer = assertInstanceOf(ApiException.class, overLimit.getCause());
+      assertEquals(ErrorCode.RATE_LIMITED, answer.code());
+      ExecutionException failed = assertThrows(ExecutionException.class, calls.get(2)::get);
+      assertInstanceOf(TransactionFailedException.class, failed.getCause());
+      assertInstanceOf(RateLimitDecision.Admitted.class, calls.get(3).get());
+    } finally {
+      requests.shutdownNow();
+    }
+    Sql sql = new Sql(transactions);
+    for (Command command : List.of(before, after)) {
+      assertEquals(
+          1,
+          sql.number(
+              "SELECT count(*) FROM commands c JOIN outbox o ON o.message_id = c.command_id"
+                  + " WHERE c.command_id = ?",
+              command.commandId()));
+    }
+    assertEquals(
+        0, sql.number("SELECT count(*) FROM commands WHERE command_id = ?", refused.commandId()));
+    assertInstanceOf(RateLimitDecision.Admitted.class, badLimit.decision().orElse(null));
+    assertEquals(
+        100 - 4,
+        limiter.request(roomy).remaining(),
+        "the two written, the failed one and this one: each counted once");
+  }
+
+  private RateLimitDecision acceptLimited(Command command, DeferredRateLimit rateLimit) {
+    bus.accept(command, COMMANDS, rateLimit);
+    return rateLimit.decision().orElseThrow();
   }
 
   private Void acceptAs(String requestId, Command command) {

@@ -241,7 +241,7 @@ public final class BatchWriter<I, O> {
   }
 
   /** Whether {@code failure} came from a database that is away, not from the batch's items. */
-  static boolean databaseAway(RuntimeException failure) {
+  public static boolean databaseAway(RuntimeException failure) {
     for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
       if (cause instanceof SQLException sql) {
         return TransactionFailedException.databaseAway(sql.getSQLState());
