@@ -245,6 +245,8 @@ public class CommandBus {
    * @param rateLimit the decision to take, or null when it was taken (or none is)
    * @throws ApiException 429 {@code rate_limited} when the rate limit refused the request: the
    *     command was not written
+   * @throws RuntimeException what kept the command from being written; a decision taken for it
+   *     before that is recorded in {@code rateLimit} all the same (it was counted)
    */
   public void accept(Command command, String topic, @Nullable DeferredRateLimit rateLimit) {
     Written written =
