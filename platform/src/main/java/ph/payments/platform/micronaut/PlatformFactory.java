@@ -6,6 +6,7 @@ import io.micronaut.context.annotation.Factory;
 import io.micronaut.context.annotation.Requires;
 import io.micronaut.context.annotation.Value;
 import io.micronaut.context.env.Environment;
+import io.micronaut.context.exceptions.ConfigurationException;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.core.naming.conventions.StringConvention;
 import io.micronaut.data.connection.ConnectionOperations;
@@ -15,6 +16,7 @@ import java.sql.Connection;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import javax.sql.DataSource;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.postgresql.ds.PGSimpleDataSource;
@@ -100,16 +102,44 @@ public class PlatformFactory {
     return security;
   }
 
+  /**
+   * The outbox relay's settings: {@link OutboxRelay.Settings#defaults}, each overridden only where
+   * {@code outbox.sweep-interval}, {@code outbox.purge-after} or {@code outbox.busy-pause} is set,
+   * so the defaults are written in one place. A value that is not a duration stops the start.
+   */
   @Singleton
   OutboxRelay.Settings relaySettings(
-      @Value("${micronaut.application.name}") String serviceName,
-      @Value("${outbox.sweep-interval:1s}") Duration sweepInterval,
-      @Value("${outbox.purge-after:1h}") Duration purgeAfter,
-      @Value("${outbox.busy-pause:5ms}") Duration busyPause) {
-    return OutboxRelay.Settings.defaults(serviceName)
-        .withSweepInterval(sweepInterval)
-        .withPurgeAfter(purgeAfter)
-        .withBusyPause(busyPause);
+      @Value("${micronaut.application.name}") String serviceName, Environment environment) {
+    OutboxRelay.Settings settings = OutboxRelay.Settings.defaults(serviceName);
+    Optional<Duration> sweepInterval = duration(environment, "outbox.sweep-interval");
+    if (sweepInterval.isPresent()) {
+      settings = settings.withSweepInterval(sweepInterval.get());
+    }
+    Optional<Duration> purgeAfter = duration(environment, "outbox.purge-after");
+    if (purgeAfter.isPresent()) {
+      settings = settings.withPurgeAfter(purgeAfter.get());
+    }
+    Optional<Duration> busyPause = duration(environment, "outbox.busy-pause");
+    if (busyPause.isPresent()) {
+      settings = settings.withBusyPause(busyPause.get());
+    }
+    return settings;
+  }
+
+  /** The duration {@code name} is set to, if it is set; one that is not a duration is refused. */
+  private static Optional<Duration> duration(Environment environment, String name) {
+    if (!environment.containsProperty(name)) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        environment
+            .getProperty(name, Duration.class)
+            .orElseThrow(
+                () ->
+                    new ConfigurationException(
+                        name
+                            + " is not a duration (e.g. 5ms, 1s, 1h): "
+                            + environment.getProperty(name, String.class).orElse(""))));
   }
 
   /**
