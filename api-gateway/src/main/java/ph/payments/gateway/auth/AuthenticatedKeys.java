@@ -48,6 +48,16 @@ public class AuthenticatedKeys {
   }
 
   /**
+   * The key with this keyed hash if the cache holds it (never when the cache is off): what {@link
+   * #find} answers without loading, so a caller can skip the hand-off to a thread that may block.
+   */
+  public Optional<Found> cached(byte[] secretHash) {
+    return enabled
+        ? Optional.ofNullable(cache.getIfPresent(HexFormat.of().formatHex(secretHash)))
+        : Optional.empty();
+  }
+
+  /**
    * The key with this keyed hash: from the cache, or from {@code load} (which reads the database
    * and is empty for an unknown key, a revoked one included as found).
    */

@@ -1,6 +1,5 @@
 package ph.payments.gateway.ratelimit;
 
-import io.micronaut.core.annotation.Nullable;
 import io.micronaut.core.annotation.Order;
 import io.micronaut.http.HttpHeaders;
 import io.micronaut.http.HttpRequest;
@@ -12,7 +11,6 @@ import io.micronaut.http.annotation.RequestFilter;
 import io.micronaut.http.annotation.ResponseFilter;
 import io.micronaut.http.annotation.ServerFilter;
 import io.micronaut.scheduling.TaskExecutors;
-import io.micronaut.scheduling.annotation.ExecuteOn;
 import io.micronaut.web.router.RouteAttributes;
 import jakarta.inject.Named;
 import java.util.Optional;
@@ -36,7 +34,8 @@ import ph.payments.platform.errors.ErrorEnvelope;
  * oldest counted request leaves the window), errors included.
  *
  * <p>On a route that is {@link DecidedWithCommand} the decision is taken later, in the transaction
- * of the route's command ({@link DeferredRateLimit}); the answers are the same.
+ * of the route's command ({@link DeferredRateLimit}); the answers are the same. Such a request
+ * stays on its own thread here (nothing to wait for); the others are decided on a blocking thread.
  */
 @ServerFilter("/v1/**")
 @Order(AuthOrder.RATE_LIMIT)
@@ -58,27 +57,34 @@ public class RateLimitFilter {
     this.blocking = blocking;
   }
 
+  /**
+   * @return a future of nothing to go on, or of the 429; completed at once when the decision is
+   *     left to the command or there is nothing to count
+   */
   @RequestFilter
-  @ExecuteOn(TaskExecutors.BLOCKING)
-  @Nullable
-  public HttpResponse<?> limit(HttpRequest<?> request) {
+  public CompletableFuture<Optional<HttpResponse<?>>> limit(HttpRequest<?> request) {
     Optional<MerchantContext> caller =
         request.getAttribute(MerchantContext.ATTRIBUTE, MerchantContext.class);
     if (caller.isEmpty()) {
-      return null; // no authenticated key (an unknown route): nothing to count against
+      // no authenticated key (an unknown route): nothing to count against
+      return CompletableFuture.completedFuture(Optional.empty());
     }
     RateLimiter.Request counted =
         new RateLimiter.Request(caller.get().apiKeyId(), caller.get().rateLimitPerMinute());
     if (decidedWithCommand(request)) {
       request.setAttribute(DeferredRateLimit.ATTRIBUTE, new DeferredRateLimit(counted));
-      return null;
+      return CompletableFuture.completedFuture(Optional.empty());
     }
+    return CompletableFuture.supplyAsync(() -> decideNow(request, counted), blocking);
+  }
+
+  private Optional<HttpResponse<?>> decideNow(HttpRequest<?> request, RateLimiter.Request counted) {
     RateLimitDecision decision = limiter.request(counted);
     request.setAttribute(DECISION, decision);
     if (decision instanceof RateLimitDecision.Refused refused) {
-      return refusedResponse(refused);
+      return Optional.of(refusedResponse(refused));
     }
-    return null;
+    return Optional.empty();
   }
 
   /**

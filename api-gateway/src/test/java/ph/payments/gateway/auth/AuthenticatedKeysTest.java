@@ -1,6 +1,7 @@
 package ph.payments.gateway.auth;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
@@ -79,5 +80,22 @@ class AuthenticatedKeysTest {
     off.find(HASH, this::load);
     off.find(HASH, this::load);
     assertEquals(4, loads.get());
+  }
+
+  @Test
+  void cachedAnswersOnlyWhatFindWouldAnswerWithoutLoading() {
+    AuthenticatedKeys keys = new AuthenticatedKeys(Duration.ofMinutes(1));
+    assertFalse(keys.cached(HASH).isPresent(), "nothing found yet");
+    keys.find(HASH, this::load);
+    assertEquals(Optional.of(FOUND), keys.cached(HASH));
+    assertFalse(keys.cached(new byte[] {9}).isPresent(), "another secret's hash");
+
+    keys.invalidateAll();
+    assertFalse(keys.cached(HASH).isPresent(), "a revocation is seen at once");
+    assertEquals(1, loads.get(), "cached never loads");
+
+    AuthenticatedKeys off = new AuthenticatedKeys(Duration.ZERO);
+    off.find(HASH, this::load);
+    assertFalse(off.cached(HASH).isPresent(), "a zero TTL keeps nothing");
   }
 }
