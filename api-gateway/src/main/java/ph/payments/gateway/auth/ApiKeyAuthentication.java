@@ -42,8 +42,8 @@ import ph.payments.platform.ids.IdType;
  * were read ({@link AuthenticatedKeys}). Secrets are never logged.
  *
  * <p>A key the cache holds is checked on the request's own thread, which does nothing that blocks
- * here; only a key that must be read from the database is checked on a blocking thread. Every hand-
- * off to another thread is a wake-up, and most requests come from a key seen a moment ago.
+ * here; only a key that must be read from the database is checked on a blocking thread (most
+ * requests come from a key seen a moment ago, and a hand-off to an idle thread is a wake-up).
  */
 @ServerFilter("/v1/**")
 @Order(AuthOrder.AUTHENTICATION)
