@@ -111,18 +111,14 @@ public class PlatformFactory {
   OutboxRelay.Settings relaySettings(
       @Value("${micronaut.application.name}") String serviceName, Environment environment) {
     OutboxRelay.Settings settings = OutboxRelay.Settings.defaults(serviceName);
-    Optional<Duration> sweepInterval = duration(environment, "outbox.sweep-interval");
-    if (sweepInterval.isPresent()) {
-      settings = settings.withSweepInterval(sweepInterval.get());
-    }
-    Optional<Duration> purgeAfter = duration(environment, "outbox.purge-after");
-    if (purgeAfter.isPresent()) {
-      settings = settings.withPurgeAfter(purgeAfter.get());
-    }
-    Optional<Duration> busyPause = duration(environment, "outbox.busy-pause");
-    if (busyPause.isPresent()) {
-      settings = settings.withBusyPause(busyPause.get());
-    }
+    settings =
+        duration(environment, "outbox.sweep-interval")
+            .map(settings::withSweepInterval)
+            .orElse(settings);
+    settings =
+        duration(environment, "outbox.purge-after").map(settings::withPurgeAfter).orElse(settings);
+    settings =
+        duration(environment, "outbox.busy-pause").map(settings::withBusyPause).orElse(settings);
     return settings;
   }
 
