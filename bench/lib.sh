@@ -8,9 +8,12 @@
 #
 # A system gets ports HTTP_BASE..+3 (gateway, payments, ledger, webhooks) and KAFKA_BASE..+1
 # (default 28180 and 29192, or BENCH_HTTP_BASE_PORT and BENCH_KAFKA_BASE_PORT), databases
-# bench_NAME_* (dropped before the run and on exit unless BENCH_KEEP_DATABASES=1) and run folder
-# bench/target/run-NAME. DATABASE_POOL_SIZE defaults to 10 per service: four services of a
-# benchmark must fit with everyone else's in the shared server's 100 connections.
+# bench_NAME_* (dropped before the run unless BENCH_REUSE_DATABASES=1, and on exit unless
+# BENCH_KEEP_DATABASES=1; keeping them for a look afterwards does not make the next run start on
+# them, which once made three runs in a row slower and slower: docs/benchmarks.md, thirty-seventh
+# round) and run folder bench/target/run-NAME. DATABASE_POOL_SIZE defaults to 10 per service:
+# four services of a benchmark must fit with everyone else's in the shared server's 100
+# connections.
 #
 # Replicas (docs/scaling.md): BENCH_REPLICAS=N runs N JVMs of each internal service (bin/run's
 # PAYMENTS_REPLICAS, LEDGER_REPLICAS, WEBHOOK_REPLICAS, each kept when set; replica ports are the
@@ -150,7 +153,7 @@ bench_start() {
       bench_fail "port $port is in use: is $name running from another checkout? Its databases ${DB_PREFIX}_* were left alone"
     fi
   done
-  if [[ "${BENCH_KEEP_DATABASES:-0}" != 1 ]]; then
+  if [[ "${BENCH_REUSE_DATABASES:-0}" != 1 ]]; then
     bench_drop_databases
   fi
   trap bench_on_exit EXIT
@@ -190,9 +193,7 @@ bench_train_aot() {
     250 30 125 0 >/dev/null
   bench_stop
   grep '^AOT cache' "$RUN_DIR/run.out" >&2 || true
-  if [[ "${BENCH_KEEP_DATABASES:-0}" != 1 ]]; then
-    bench_drop_databases
-  fi
+  bench_drop_databases # the measured run starts on fresh databases, not on the training's rows
   bench_launch_retrying
   if grep -q '^AOT cache: .* records one' "$RUN_DIR/run.out"; then
     bench_fail "the AOT caches were not written (bin/run's output: $RUN_DIR/run.out)"
