@@ -39,6 +39,36 @@ public final class KafkaSettings {
     return security.applyTo(config);
   }
 
+  /**
+   * The most a relay puts in one wave ({@code OutboxRelay}), in bytes of its records' batches: half
+   * of {@link #RELAY_BATCH_BYTES}, so no batch of a wave is full before the wave is flushed.
+   */
+  public static final int RELAY_WAVE_BYTES = 256 * 1024;
+
+  /** The relay producer's {@code batch.size}: one batch holds a wave's records of a partition. */
+  public static final int RELAY_BATCH_BYTES = 512 * 1024;
+
+  /**
+   * {@link #producer} for an outbox relay, which sends in waves and flushes each one: a wave's
+   * records of one partition travel in one batch, which Kafka appends whole or not at all. That
+   * holds while no batch of the wave is ready before the flush, for once one is, the sender drains
+   * every batch bound for its broker: the linger outlasts any wave, and a wave of at most {@link
+   * #RELAY_WAVE_BYTES} fills no batch. A record sent without a flush would wait out the linger,
+   * which is why only the relays use this.
+   */
+  public static Map<String, Object> relayProducer(
+      String bootstrapServers, String clientId, KafkaSecurity security) {
+    Map<String, Object> config = producer(bootstrapServers, clientId, security);
+    config.put(ProducerConfig.LINGER_MS_CONFIG, 10_000);
+    config.put(ProducerConfig.BATCH_SIZE_CONFIG, RELAY_BATCH_BYTES);
+    return config;
+  }
+
+  /** {@link #relayProducer(String, String, KafkaSecurity)} over plaintext. */
+  public static Map<String, Object> relayProducer(String bootstrapServers, String clientId) {
+    return relayProducer(bootstrapServers, clientId, KafkaSecurity.PLAINTEXT);
+  }
+
   /** A consumer that commits offsets itself, after the effect of a record has committed. */
   public static Map<String, Object> consumer(String bootstrapServers, String groupId) {
     return consumer(bootstrapServers, groupId, KafkaSecurity.PLAINTEXT);

@@ -229,7 +229,7 @@ public class PlatformFactory {
     java.util.function.Supplier<org.apache.kafka.clients.producer.Producer<String, byte[]>>
         producers(String clientId) {
       return () ->
-          new KafkaProducer<>(KafkaSettings.producer(bootstrapServers, clientId, security));
+          new KafkaProducer<>(KafkaSettings.relayProducer(bootstrapServers, clientId, security));
     }
   }
 

@@ -27,6 +27,7 @@ import org.postgresql.PGConnection;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import ph.payments.contracts.Envelope;
+import ph.payments.platform.kafka.KafkaSettings;
 import ph.payments.platform.tx.Statements;
 
 /**
@@ -56,9 +57,10 @@ import ph.payments.platform.tx.Statements;
  * Settings#purgeAfter()} has passed since they were written; pending rows never are.
  *
  * <p><b>Order.</b> Rows are sent in id order through an idempotent producer, and per key a row goes
- * out only after Kafka acknowledged the one before it; after a failure nothing more of that key is
- * sent until the failed row is through (see {@code publishPending}). Writers of one key (one
- * aggregate) are serialised by the aggregate's row lock, so id order is commit order for that key.
+ * out only in the same batch as the one before it or after Kafka acknowledged that one; after a
+ * failure nothing more of that key is sent until the failed row is through (see {@code
+ * publishPending}). Writers of one key (one aggregate) are serialised by the aggregate's row lock,
+ * so id order is commit order for that key.
  */
 public final class OutboxRelay implements AutoCloseable {
 
@@ -424,16 +426,21 @@ public final class OutboxRelay implements AutoCloseable {
    * read, in the same statement (under load the next pass comes within {@link
    * Settings#busyPause()}), so a busy pass costs one round trip to PostgreSQL, not two.
    *
-   * <p><b>Per key, nothing overtakes a failure.</b> A wave holds the oldest unsent row of every key
-   * of the pass, all in flight together; a key's next row goes out in a later wave, only after
-   * Kafka acknowledged the row before it, and a key whose row failed sends nothing more in this
-   * pass. Relying on the producer alone is not enough: its idempotence keeps order only for batches
-   * it retries. A record it rejects by itself (too large, a serialization or metadata failure, an
-   * expired batch) fails alone while the records behind it, in flight in later batches of up to
-   * {@code max.in.flight} requests, are written; marking those published would put a later state
-   * change in front of an earlier one for good (the resent earlier row arrives after it, and
-   * consumers drop the later row's own resend as a duplicate). A wave costs one round trip; a pass
-   * needs as many waves as it has rows of its busiest key, usually one or two.
+   * <p><b>Per key, nothing overtakes a failure.</b> Relying on the producer alone is not enough:
+   * its idempotence keeps order only for batches it retries. A record it rejects by itself (too
+   * large, a serialization or metadata failure) or a batch that fails for good (expired, refused by
+   * the broker) fails alone while the records behind it, in later batches of up to {@code
+   * max.in.flight} requests, are written; marking those published would put a later state change in
+   * front of an earlier one for good (the resent earlier row arrives after it, and consumers drop
+   * the later row's own resend as a duplicate). So a wave holds, for every key of the pass, its
+   * oldest unsent rows of one topic, as many as fit in {@link KafkaSettings#RELAY_WAVE_BYTES} with
+   * the other keys': they share a partition, and the relay's producer puts a wave's records of a
+   * partition in one batch ({@link KafkaSettings#relayProducer}), which Kafka appends whole or not
+   * at all. A row the producer refuses at once ends its key's part of the wave. The key's further
+   * rows go out in a later wave, only after Kafka acknowledged the ones before them, and a key
+   * whose row failed sends nothing more in this pass. A wave costs one round trip; a pass needs
+   * more than one only when its rows exceed a wave's bytes or a key's rows change topic (a
+   * payment's two events of one {@code succeed} used to need two).
    *
    * <p>A failed row waits out its own backoff ({@link #due}) before the next try, and its key waits
    * with it; other keys go on. Only a pass in which nothing was acknowledged counts as a failure of
@@ -466,10 +473,26 @@ public final class OutboxRelay implements AutoCloseable {
     while (!byKey.isEmpty()) {
       List<PendingRow> wave = new ArrayList<>(byKey.size());
       List<Future<RecordMetadata>> acks = new ArrayList<>(byKey.size());
+      int waveBytes = 0;
       for (ArrayDeque<PendingRow> keyRows : byKey.values()) {
-        PendingRow row = keyRows.pollFirst();
-        wave.add(row);
-        acks.add(RelaySends.send(producer, row.topic(), row.envelope()));
+        // The key's rows of one topic, in order, while the wave has room: they share a partition
+        // and so a batch (KafkaSettings.relayProducer), which Kafka appends whole or not at all.
+        String topic = keyRows.peekFirst().topic();
+        while (!keyRows.isEmpty() && keyRows.peekFirst().topic().equals(topic)) {
+          PendingRow row = keyRows.peekFirst();
+          int bytes = RelaySends.batchBytes(row.envelope());
+          if (!wave.isEmpty() && waveBytes + bytes > KafkaSettings.RELAY_WAVE_BYTES) {
+            break; // the next wave
+          }
+          keyRows.pollFirst();
+          Future<RecordMetadata> ack = RelaySends.send(producer, row.topic(), row.envelope());
+          wave.add(row);
+          acks.add(ack);
+          waveBytes += bytes;
+          if (RelaySends.refusedAtOnce(ack)) {
+            break; // refused alone (too large, no metadata): nothing of its key goes after it
+          }
+        }
       }
       attempted += wave.size();
       producer.flush();

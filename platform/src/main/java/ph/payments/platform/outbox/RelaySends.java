@@ -2,6 +2,7 @@ package ph.payments.platform.outbox;
 
 import io.opentelemetry.api.trace.Span;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
@@ -30,6 +31,43 @@ final class RelaySends {
       // Some failures are thrown rather than reported through the future; same treatment.
       KafkaTracing.published(span, refused);
       return CompletableFuture.failedFuture(refused);
+    }
+  }
+
+  /** Room for the trace context {@link #send} adds ({@code traceparent}, {@code tracestate}). */
+  private static final int TRACE_CONTEXT_BYTES = 1024;
+
+  /**
+   * At least the bytes {@code envelope} takes in a producer batch as {@link #send} sends it: its
+   * payload, its key and headers at three bytes a char (UTF-8), Kafka's few bytes of framing per
+   * record and header rounded up, and the trace context.
+   */
+  static int batchBytes(Envelope envelope) {
+    int chars = envelope.key().length() + envelope.messageId().length() + envelope.type().length();
+    chars += 64; // the time and the headers' names
+    for (Map.Entry<String, String> attribute : envelope.attributes().entrySet()) {
+      chars +=
+          KafkaEnvelopes.ATTRIBUTE_PREFIX.length()
+              + attribute.getKey().length()
+              + attribute.getValue().length();
+    }
+    int framing = 64 + 16 * (3 + envelope.attributes().size());
+    return envelope.payload().length + 3 * chars + framing + TRACE_CONTEXT_BYTES;
+  }
+
+  /** True when the producer refused {@code ack}'s record at once, before it reached a batch. */
+  static boolean refusedAtOnce(Future<RecordMetadata> ack) {
+    if (!ack.isDone()) {
+      return false;
+    }
+    try {
+      ack.get();
+      return false;
+    } catch (ExecutionException | RuntimeException e) {
+      return true;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return true;
     }
   }
 

@@ -66,7 +66,7 @@ public final class Fixtures {
     String bootstrap = TestKafka.bootstrapServers();
     return new OutboxRelay(
         dataSource,
-        () -> new KafkaProducer<>(KafkaSettings.producer(bootstrap, settings.name())),
+        () -> new KafkaProducer<>(KafkaSettings.relayProducer(bootstrap, settings.name())),
         settings,
         Clock.systemUTC(),
         probe,

@@ -56,7 +56,7 @@ class LogicalOutboxRelayIT {
     return relay(
         name,
         probe,
-        KafkaSettings.producer(TestKafka.bootstrapServers(), name + "-" + System.nanoTime()));
+        KafkaSettings.relayProducer(TestKafka.bootstrapServers(), name + "-" + System.nanoTime()));
   }
 
   private static LogicalOutboxRelay relay(
@@ -275,7 +275,7 @@ class LogicalOutboxRelayIT {
       write(message);
     }
     Map<String, Object> refusing =
-        KafkaSettings.producer(TestKafka.bootstrapServers(), "logical-keyorder");
+        KafkaSettings.relayProducer(TestKafka.bootstrapServers(), "logical-keyorder");
     refusing.put("max.request.size", 2000);
     AtomicInteger failures = new AtomicInteger();
     try (LogicalOutboxRelay relay =

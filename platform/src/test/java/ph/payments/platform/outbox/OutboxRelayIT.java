@@ -636,6 +636,108 @@ class OutboxRelayIT {
   }
 
   /**
+   * Issue 20. A key's rows of one topic in one pass go out in one wave, one round trip to Kafka:
+   * they share a partition, and the relay's producer keeps a wave's records of a partition in one
+   * batch, which Kafka appends whole. (Before, a key's second row waited for a second wave: a
+   * payment's two events of one {@code succeed} cost every pass two round trips.) A key whose rows
+   * change topic goes on in the next wave, after Kafka acknowledged the rows before.
+   */
+  @Test
+  void aKeysRowsOfOneTopicGoOutInOneWaveAndInOrder() throws Exception {
+    OutboxRelay.Settings settings = Fixtures.settings("waves");
+    String topic = Fixtures.uniqueTopic("waves");
+    String other = Fixtures.uniqueTopic("waves-other");
+    List<OutboxMessage> messages = new ArrayList<>();
+    for (int row = 0; row < 3; row++) {
+      for (String key : List.of("pay_a", "pay_b", "pay_c", "pay_d", "pay_e")) {
+        messages.add(OutboxMessage.of(topic, key, "test.wave", bytes(key + row)));
+      }
+    }
+    // pay_z: two rows of one topic, one of another, one of the first again.
+    List<OutboxMessage> changing =
+        List.of(
+            OutboxMessage.of(topic, "pay_z", "test.wave", bytes("z0")),
+            OutboxMessage.of(topic, "pay_z", "test.wave", bytes("z1")),
+            OutboxMessage.of(other, "pay_z", "test.wave", bytes("z2")),
+            OutboxMessage.of(topic, "pay_z", "test.wave", bytes("z3")));
+    messages.addAll(changing);
+
+    assertEquals(
+        3,
+        wavesToPublish(settings, messages),
+        "one wave, then pay_z's other topic, then its first again");
+    List<ConsumerRecord<String, byte[]>> records =
+        Fixtures.readUntil(topic, Duration.ofSeconds(10), r -> r.size() >= 18);
+    for (String key : List.of("pay_a", "pay_b", "pay_c", "pay_d", "pay_e", "pay_z")) {
+      assertEquals(
+          messages.stream()
+              .filter(m -> m.key().equals(key) && m.topic().equals(topic))
+              .map(OutboxMessage::messageId)
+              .toList(),
+          messageIds(records.stream().filter(r -> r.key().equals(key)).toList()),
+          key + "'s rows in order, each once");
+    }
+    assertEquals(18, records.size());
+  }
+
+  /**
+   * A wave holds at most {@link KafkaSettings#RELAY_WAVE_BYTES} of records, so that none of its
+   * batches fills (a full batch would leave before the rest of the wave and split a key's rows
+   * between batches); a key's rows beyond it go in the next wave, in order.
+   */
+  @Test
+  void aWaveStopsAtItsBytesAndTheKeyGoesOnInTheNext() throws Exception {
+    OutboxRelay.Settings settings = Fixtures.settings("wavebytes");
+    String topic = Fixtures.uniqueTopic("wavebytes");
+    byte[] large = new byte[KafkaSettings.RELAY_WAVE_BYTES * 2 / 5]; // two fit in a wave, not three
+    java.util.Arrays.fill(large, (byte) 'x');
+    List<OutboxMessage> messages = new ArrayList<>();
+    for (int row = 0; row < 5; row++) {
+      messages.add(OutboxMessage.of(topic, "pay_big", "test.wave", large));
+    }
+
+    assertEquals(3, wavesToPublish(settings, messages), "two, two and one");
+    List<ConsumerRecord<String, byte[]>> records =
+        Fixtures.readUntil(topic, Duration.ofSeconds(10), r -> r.size() >= 5);
+    assertEquals(messages.stream().map(OutboxMessage::messageId).toList(), messageIds(records));
+  }
+
+  /**
+   * Writes {@code messages}, all committed before the relay's first pass reads them, then runs a
+   * relay whose producer counts its flushes (one a wave) until every one is published.
+   *
+   * @return how many waves that took
+   */
+  private int wavesToPublish(OutboxRelay.Settings settings, List<OutboxMessage> messages) {
+    for (OutboxMessage message : messages) {
+      write(settings, message);
+    }
+    AtomicInteger waves = new AtomicInteger();
+    Map<String, Object> config =
+        KafkaSettings.relayProducer(TestKafka.bootstrapServers(), settings.name());
+    try (OutboxRelay relay =
+        new OutboxRelay(
+                database.dataSource(),
+                () ->
+                    new KafkaProducer<String, byte[]>(config) {
+                      @Override
+                      public void flush() {
+                        waves.incrementAndGet();
+                        super.flush();
+                      }
+                    },
+                settings,
+                Clock.systemUTC(),
+                OutboxRelay.Probe.NONE)
+            .start()) {
+      await()
+          .atMost(Duration.ofSeconds(20))
+          .until(() -> messages.stream().allMatch(m -> isPublishedUnchecked(m.messageId())));
+      return waves.get();
+    }
+  }
+
+  /**
    * Issue 14 item 9. The relay's producer refuses one message (larger than its {@code
    * max.request.size}: a failure of that record alone, while the records behind it go through). The
    * rows of its key behind it must not be sent ahead of it, the other key goes on, and once the
@@ -723,7 +825,7 @@ class OutboxRelayIT {
     OutboxRelay.Settings settings = Fixtures.settings("unreachable");
     OutboxMessage message = OutboxMessage.of("nowhere", "pay_u", "test.unreachable", bytes("{}"));
     write(settings, message);
-    Map<String, Object> config = KafkaSettings.producer("127.0.0.1:1", "unreachable");
+    Map<String, Object> config = KafkaSettings.relayProducer("127.0.0.1:1", "unreachable");
     config.put("max.block.ms", 500);
     try (OutboxRelay relay =
         new OutboxRelay(
@@ -755,7 +857,7 @@ class OutboxRelayIT {
     assertEquals(List.of(message.messageId()), messageIds(records), "published before purged");
 
     // A pending row is never purged, however old.
-    Map<String, Object> config = KafkaSettings.producer("127.0.0.1:1", "purge-unreachable");
+    Map<String, Object> config = KafkaSettings.relayProducer("127.0.0.1:1", "purge-unreachable");
     config.put("max.block.ms", 200);
     write(settings, unpublishable);
     try (OutboxRelay relay =
@@ -773,7 +875,8 @@ class OutboxRelayIT {
 
   /** A started relay whose producer refuses records over 2,000 bytes (they fail alone). */
   private OutboxRelay refusingLargeRecords(OutboxRelay.Settings settings, String clientId) {
-    Map<String, Object> refusing = KafkaSettings.producer(TestKafka.bootstrapServers(), clientId);
+    Map<String, Object> refusing =
+        KafkaSettings.relayProducer(TestKafka.bootstrapServers(), clientId);
     refusing.put("max.request.size", 2000);
     return new OutboxRelay(
             database.dataSource(),
