@@ -31,7 +31,7 @@ public final class KafkaSettings {
     config.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 5);
     config.put(ProducerConfig.LINGER_MS_CONFIG, 1);
     // Fail a send within seconds when the broker is away; the outbox keeps the row for later.
-    config.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 10_000);
+    config.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, MAX_BLOCK_MS);
     config.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 30_000);
     config.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
     config.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
@@ -49,17 +49,32 @@ public final class KafkaSettings {
   public static final int RELAY_BATCH_BYTES = 512 * 1024;
 
   /**
+   * The relay producer's {@code linger.ms}: longer than any wave takes to hand over its records
+   * ({@link #RELAY_WAVE_SECONDS}, and one more send that waits at most {@code max.block.ms}), and
+   * within {@code delivery.timeout.ms} less {@code request.timeout.ms}, as Kafka requires.
+   */
+  public static final int RELAY_LINGER_MS = 20_000;
+
+  /** A relay starts no new send of a wave once this long has passed since its first. */
+  public static final int RELAY_WAVE_SECONDS = 5;
+
+  private static final int MAX_BLOCK_MS = 10_000;
+
+  /**
    * {@link #producer} for an outbox relay, which sends in waves and flushes each one: a wave's
    * records of one partition travel in one batch, which Kafka appends whole or not at all. That
    * holds while no batch of the wave is ready before the flush, for once one is, the sender drains
-   * every batch bound for its broker: the linger outlasts any wave, and a wave of at most {@link
-   * #RELAY_WAVE_BYTES} fills no batch. A record sent without a flush would wait out the linger,
-   * which is why only the relays use this.
+   * every batch bound for its broker: the linger outlasts any wave's sends ({@link
+   * #RELAY_LINGER_MS}), and a wave of at most {@link #RELAY_WAVE_BYTES} fills no batch. A record
+   * sent without a flush would wait out the linger, which is why only the relays use this.
    */
   public static Map<String, Object> relayProducer(
       String bootstrapServers, String clientId, KafkaSecurity security) {
     Map<String, Object> config = producer(bootstrapServers, clientId, security);
-    config.put(ProducerConfig.LINGER_MS_CONFIG, 10_000);
+    if (RELAY_WAVE_SECONDS * 1000L + MAX_BLOCK_MS >= RELAY_LINGER_MS) {
+      throw new IllegalStateException("a wave's sends could outlast the linger");
+    }
+    config.put(ProducerConfig.LINGER_MS_CONFIG, RELAY_LINGER_MS);
     config.put(ProducerConfig.BATCH_SIZE_CONFIG, RELAY_BATCH_BYTES);
     return config;
   }

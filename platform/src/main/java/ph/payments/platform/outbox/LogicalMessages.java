@@ -28,7 +28,7 @@ final class LogicalMessages {
   private static final byte VERSION = 1;
 
   /** A message read back: its topic and the envelope to publish. */
-  record Decoded(String topic, Envelope envelope) {}
+  record Decoded(String topic, Envelope envelope) implements RelaySends.Outgoing {}
 
   static byte[] encode(OutboxMessage message, Instant writtenAt, Map<String, String> attributes) {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream(256 + message.payload().length);

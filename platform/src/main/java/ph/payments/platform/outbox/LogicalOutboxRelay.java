@@ -484,7 +484,7 @@ public final class LogicalOutboxRelay implements AutoCloseable {
     }
   }
 
-  /** Sends {@code messages} in waves, one message per key in each; throws unless all went out. */
+  /** Sends {@code messages} in waves ({@link RelaySends#sendWave}); throws unless all went out. */
   private void publish(List<LogicalMessages.Decoded> messages) throws KafkaSendFailed {
     Map<String, ArrayDeque<LogicalMessages.Decoded>> byKey = new LinkedHashMap<>();
     for (LogicalMessages.Decoded message : messages) {
@@ -495,13 +495,9 @@ public final class LogicalOutboxRelay implements AutoCloseable {
     }
     List<String> sent = new ArrayList<>(messages.size());
     while (!byKey.isEmpty()) {
-      List<LogicalMessages.Decoded> wave = new ArrayList<>(byKey.size());
-      List<Future<RecordMetadata>> acks = new ArrayList<>(byKey.size());
-      for (ArrayDeque<LogicalMessages.Decoded> keyMessages : byKey.values()) {
-        LogicalMessages.Decoded message = keyMessages.pollFirst();
-        wave.add(message);
-        acks.add(RelaySends.send(producer, message.topic(), message.envelope()));
-      }
+      RelaySends.Wave<LogicalMessages.Decoded> next = RelaySends.sendWave(producer, byKey);
+      List<LogicalMessages.Decoded> wave = next.messages();
+      List<Future<RecordMetadata>> acks = next.acks();
       producer.flush();
       String failure = null;
       for (int i = 0; i < wave.size(); i++) {

@@ -27,7 +27,6 @@ import org.postgresql.PGConnection;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import ph.payments.contracts.Envelope;
-import ph.payments.platform.kafka.KafkaSettings;
 import ph.payments.platform.tx.Statements;
 
 /**
@@ -433,14 +432,14 @@ public final class OutboxRelay implements AutoCloseable {
    * max.in.flight} requests, are written; marking those published would put a later state change in
    * front of an earlier one for good (the resent earlier row arrives after it, and consumers drop
    * the later row's own resend as a duplicate). So a wave holds, for every key of the pass, its
-   * oldest unsent rows of one topic, as many as fit in {@link KafkaSettings#RELAY_WAVE_BYTES} with
-   * the other keys': they share a partition, and the relay's producer puts a wave's records of a
-   * partition in one batch ({@link KafkaSettings#relayProducer}), which Kafka appends whole or not
-   * at all. A row the producer refuses at once ends its key's part of the wave. The key's further
-   * rows go out in a later wave, only after Kafka acknowledged the ones before them, and a key
-   * whose row failed sends nothing more in this pass. A wave costs one round trip; a pass needs
-   * more than one only when its rows exceed a wave's bytes or a key's rows change topic (a
-   * payment's two events of one {@code succeed} used to need two).
+   * oldest unsent rows of one topic, as many as fit in the wave's bytes with the other keys': they
+   * share a partition, and the relay's producer keeps a wave's records of a partition in one batch,
+   * which Kafka appends whole or not at all ({@link RelaySends#sendWave}). A row the producer
+   * refuses at once ends its key's part of the wave. The key's further rows go out in a later wave,
+   * only after Kafka acknowledged the ones before them, and a key whose row failed sends nothing
+   * more in this pass. A wave costs one round trip; a pass needs more than one only when its rows
+   * exceed a wave's bytes or a key's rows change topic (a payment's two events of one {@code
+   * succeed} used to need two).
    *
    * <p>A failed row waits out its own backoff ({@link #due}) before the next try, and its key waits
    * with it; other keys go on. Only a pass in which nothing was acknowledged counts as a failure of
@@ -471,29 +470,9 @@ public final class OutboxRelay implements AutoCloseable {
     List<Long> sent = new ArrayList<>(rows.size());
     Map<Long, String> failed = new LinkedHashMap<>();
     while (!byKey.isEmpty()) {
-      List<PendingRow> wave = new ArrayList<>(byKey.size());
-      List<Future<RecordMetadata>> acks = new ArrayList<>(byKey.size());
-      int waveBytes = 0;
-      for (ArrayDeque<PendingRow> keyRows : byKey.values()) {
-        // The key's rows of one topic, in order, while the wave has room: they share a partition
-        // and so a batch (KafkaSettings.relayProducer), which Kafka appends whole or not at all.
-        String topic = keyRows.peekFirst().topic();
-        while (!keyRows.isEmpty() && keyRows.peekFirst().topic().equals(topic)) {
-          PendingRow row = keyRows.peekFirst();
-          int bytes = RelaySends.batchBytes(row.envelope());
-          if (!wave.isEmpty() && waveBytes + bytes > KafkaSettings.RELAY_WAVE_BYTES) {
-            break; // the next wave
-          }
-          keyRows.pollFirst();
-          Future<RecordMetadata> ack = RelaySends.send(producer, row.topic(), row.envelope());
-          wave.add(row);
-          acks.add(ack);
-          waveBytes += bytes;
-          if (RelaySends.refusedAtOnce(ack)) {
-            break; // refused alone (too large, no metadata): nothing of its key goes after it
-          }
-        }
-      }
+      RelaySends.Wave<PendingRow> next = RelaySends.sendWave(producer, byKey);
+      List<PendingRow> wave = next.messages();
+      List<Future<RecordMetadata>> acks = next.acks();
       attempted += wave.size();
       producer.flush();
       for (int i = 0; i < wave.size(); i++) {
@@ -698,7 +677,8 @@ public final class OutboxRelay implements AutoCloseable {
   }
 
   private record PendingRow(
-      long id, String topic, Envelope envelope, int attempts, Instant lastAttemptAt) {}
+      long id, String topic, Envelope envelope, int attempts, Instant lastAttemptAt)
+      implements RelaySends.Outgoing {}
 
   /** Kafka did not acknowledge every row of a batch; those rows stay pending. */
   private static final class KafkaSendFailed extends Exception {

@@ -2,16 +2,21 @@ package ph.payments.platform.outbox;
 
 import io.opentelemetry.api.trace.Span;
 import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import ph.payments.contracts.Envelope;
 import ph.payments.platform.kafka.KafkaEnvelopes;
+import ph.payments.platform.kafka.KafkaSettings;
 import ph.payments.platform.kafka.KafkaTracing;
 
 /** What both relays ({@link OutboxRelay}, {@link LogicalOutboxRelay}) do with their producer. */
@@ -34,6 +39,59 @@ final class RelaySends {
     }
   }
 
+  /** What a relay sends: a message for a topic. */
+  interface Outgoing {
+    String topic();
+
+    Envelope envelope();
+  }
+
+  /** A wave handed to the producer: its messages and their acknowledgements, in sending order. */
+  record Wave<T extends Outgoing>(List<T> messages, List<Future<RecordMetadata>> acks) {}
+
+  /**
+   * Hands the next wave of {@code byKey} (each key's unsent messages in order; what it sends is
+   * taken off) to {@code producer}, without flushing: for every key, its oldest messages of one
+   * topic, as many as fit in {@link KafkaSettings#RELAY_WAVE_BYTES} with the other keys' (the
+   * wave's first always goes). They share a partition, and a relay's producer ({@link
+   * KafkaSettings#relayProducer}) keeps a wave's records of a partition in one batch until the
+   * flush, which Kafka appends whole or not at all: a key's messages of one wave are written
+   * together or not at all, and never one after another failed. A message the producer refuses at
+   * once (too large, no metadata) ends its key's part of the wave. No send starts once {@link
+   * KafkaSettings#RELAY_WAVE_SECONDS} have passed since the wave's first (sends that wait for
+   * metadata or buffer space), so the wave is handed over before its first batch's linger ends.
+   */
+  static <T extends Outgoing> Wave<T> sendWave(
+      Producer<String, byte[]> producer, Map<String, ArrayDeque<T>> byKey) {
+    List<T> messages = new ArrayList<>(byKey.size());
+    List<Future<RecordMetadata>> acks = new ArrayList<>(byKey.size());
+    int bytes = 0;
+    long started = System.nanoTime();
+    long budget = TimeUnit.SECONDS.toNanos(KafkaSettings.RELAY_WAVE_SECONDS);
+    for (ArrayDeque<T> keyMessages : byKey.values()) {
+      String topic = keyMessages.isEmpty() ? null : keyMessages.peekFirst().topic();
+      while (!keyMessages.isEmpty() && keyMessages.peekFirst().topic().equals(topic)) {
+        if (!messages.isEmpty() && System.nanoTime() - started > budget) {
+          return new Wave<>(messages, acks); // the rest in the next wave
+        }
+        T message = keyMessages.peekFirst();
+        int size = batchBytes(message.envelope());
+        if (!messages.isEmpty() && bytes + size > KafkaSettings.RELAY_WAVE_BYTES) {
+          break; // the next wave
+        }
+        keyMessages.pollFirst();
+        Future<RecordMetadata> ack = send(producer, message.topic(), message.envelope());
+        messages.add(message);
+        acks.add(ack);
+        bytes += size;
+        if (refusedAtOnce(ack)) {
+          break; // nothing of its key goes after it
+        }
+      }
+    }
+    return new Wave<>(messages, acks);
+  }
+
   /** Room for the trace context {@link #send} adds ({@code traceparent}, {@code tracestate}). */
   private static final int TRACE_CONTEXT_BYTES = 1024;
 
@@ -42,7 +100,7 @@ final class RelaySends {
    * payload, its key and headers at three bytes a char (UTF-8), Kafka's few bytes of framing per
    * record and header rounded up, and the trace context.
    */
-  static int batchBytes(Envelope envelope) {
+  private static int batchBytes(Envelope envelope) {
     int chars = envelope.key().length() + envelope.messageId().length() + envelope.type().length();
     chars += 64; // the time and the headers' names
     for (Map.Entry<String, String> attribute : envelope.attributes().entrySet()) {
@@ -56,7 +114,7 @@ final class RelaySends {
   }
 
   /** True when the producer refused {@code ack}'s record at once, before it reached a batch. */
-  static boolean refusedAtOnce(Future<RecordMetadata> ack) {
+  private static boolean refusedAtOnce(Future<RecordMetadata> ack) {
     if (!ack.isDone()) {
       return false;
     }
