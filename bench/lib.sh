@@ -276,39 +276,18 @@ bench_cpu_sampler_start() {
   BENCH_CPU_SAMPLES="$1"
   : >"$BENCH_CPU_SAMPLES"
   rm -f "$BENCH_CPU_SAMPLES.stop"
-  (
-    # Not under the script's errexit: a process that ends between listing and reading is no error.
-    set +e
-    # Ends between samples, never within one: a sample cut short by a kill (the JVMs' lines
-    # written, the machine's not) once made the last stage's figures zeros.
-    until [[ -e "$BENCH_CPU_SAMPLES.stop" ]]; do
-      bench_cpu_sample "$BENCH_CPU_SAMPLES"
-      sleep 1
-    done
-  ) &
+  # One process for the whole run: a sample that forked date, ps and an awk a process took about a
+  # twentieth of the two cores (perf, thirty-eighth round), which the system under load then lacked.
+  # It ends between samples, never within one: a sample cut short by a kill (the JVMs' lines
+  # written, the machine's not) once made the last stage's figures zeros.
+  perl "$BENCH_ROOT/bench/cpu-sampler.pl" "$BENCH_CPU_SAMPLES" "$BENCH_CPU_SAMPLES.stop" \
+    "$BENCH_RUN_PID" "${DB_PREFIX:-bench}_" &
   BENCH_CPU_SAMPLER_PID=$!
 }
 
 # One sample of every process (see bench_cpu_sampler_start), appended to $1.
 bench_cpu_sample() {
-  local now name pid
-  now="$(date +%s%3N)"
-  {
-    while read -r name pid; do
-      awk -v n="$name" -v p="$pid" -v t="$now" '{print t, n, p, $14 + $15}' "/proc/$pid/stat" \
-        2>/dev/null || true
-    done < <(bench_processes)
-    # A backend's title names its database (the service's: the suffix after DB_PREFIX_).
-    ps -C postgres -o pid=,args= 2>/dev/null | awk -v t="$now" -v prefix="${DB_PREFIX:-bench}_" '
-      {
-        db = "server"
-        for (i = 2; i <= NF; i++) if (index($i, prefix) == 1) { db = substr($i, length(prefix) + 1); break }
-        f = "/proc/" $1 "/stat"
-        if ((getline line < f) > 0) { split(line, a, " "); print t, "postgres:" db, $1, a[14] + a[15] }
-        close(f)
-      }' || true
-    awk -v t="$now" '/^cpu / {print t, "machine", 0, $2 + $3 + $4 + $7 + $8 + $9}' /proc/stat
-  } >>"$1"
+  perl "$BENCH_ROOT/bench/cpu-sampler.pl" "$1" "" "$BENCH_RUN_PID" "${DB_PREFIX:-bench}_" once
 }
 
 # Stops the sampling after a last sample, so that a stage ending just now has one after its end.
