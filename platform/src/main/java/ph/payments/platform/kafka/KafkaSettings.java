@@ -13,6 +13,29 @@ import org.apache.kafka.common.serialization.StringSerializer;
 public final class KafkaSettings {
 
   /**
+   * The most a relay puts in one wave ({@code OutboxRelay}), in bytes of its records' batches: half
+   * of {@link #RELAY_BATCH_BYTES}, so no batch of a wave is full before the wave is flushed.
+   */
+  public static final int RELAY_WAVE_BYTES = 256 * 1024;
+
+  /** The relay producer's {@code batch.size}: one batch holds a wave's records of a partition. */
+  public static final int RELAY_BATCH_BYTES = 512 * 1024;
+
+  /** A relay starts no new send of a wave once this long has passed since its first. */
+  public static final int RELAY_WAVE_SECONDS = 5;
+
+  /** How long a send may wait for metadata or buffer space ({@code max.block.ms}). */
+  private static final int MAX_BLOCK_MS = 10_000;
+
+  /**
+   * The relay producer's {@code linger.ms}: longer than any wave takes to hand over its records
+   * ({@link #RELAY_WAVE_SECONDS}, then one more send that waits at most {@link #MAX_BLOCK_MS}), and
+   * within {@code delivery.timeout.ms} (30 s) less {@code request.timeout.ms} (10 s), as Kafka
+   * requires: 20 s.
+   */
+  public static final int RELAY_LINGER_MS = RELAY_WAVE_SECONDS * 1000 + MAX_BLOCK_MS + 5_000;
+
+  /**
    * An idempotent producer that waits for all in-sync replicas: no duplicates from its own retries
    * and, with at most five requests in flight, order kept per partition.
    */
@@ -40,27 +63,6 @@ public final class KafkaSettings {
   }
 
   /**
-   * The most a relay puts in one wave ({@code OutboxRelay}), in bytes of its records' batches: half
-   * of {@link #RELAY_BATCH_BYTES}, so no batch of a wave is full before the wave is flushed.
-   */
-  public static final int RELAY_WAVE_BYTES = 256 * 1024;
-
-  /** The relay producer's {@code batch.size}: one batch holds a wave's records of a partition. */
-  public static final int RELAY_BATCH_BYTES = 512 * 1024;
-
-  /**
-   * The relay producer's {@code linger.ms}: longer than any wave takes to hand over its records
-   * ({@link #RELAY_WAVE_SECONDS}, and one more send that waits at most {@code max.block.ms}), and
-   * within {@code delivery.timeout.ms} less {@code request.timeout.ms}, as Kafka requires.
-   */
-  public static final int RELAY_LINGER_MS = 20_000;
-
-  /** A relay starts no new send of a wave once this long has passed since its first. */
-  public static final int RELAY_WAVE_SECONDS = 5;
-
-  private static final int MAX_BLOCK_MS = 10_000;
-
-  /**
    * {@link #producer} for an outbox relay, which sends in waves and flushes each one: a wave's
    * records of one partition travel in one batch, which Kafka appends whole or not at all. That
    * holds while no batch of the wave is ready before the flush, for once one is, the sender drains
@@ -71,9 +73,6 @@ public final class KafkaSettings {
   public static Map<String, Object> relayProducer(
       String bootstrapServers, String clientId, KafkaSecurity security) {
     Map<String, Object> config = producer(bootstrapServers, clientId, security);
-    if (RELAY_WAVE_SECONDS * 1000L + MAX_BLOCK_MS >= RELAY_LINGER_MS) {
-      throw new IllegalStateException("a wave's sends could outlast the linger");
-    }
     config.put(ProducerConfig.LINGER_MS_CONFIG, RELAY_LINGER_MS);
     config.put(ProducerConfig.BATCH_SIZE_CONFIG, RELAY_BATCH_BYTES);
     return config;

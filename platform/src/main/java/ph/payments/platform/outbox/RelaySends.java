@@ -69,7 +69,7 @@ final class RelaySends {
     long started = System.nanoTime();
     long budget = TimeUnit.SECONDS.toNanos(KafkaSettings.RELAY_WAVE_SECONDS);
     for (ArrayDeque<T> keyMessages : byKey.values()) {
-      String topic = keyMessages.isEmpty() ? null : keyMessages.peekFirst().topic();
+      String topic = keyMessages.peekFirst().topic(); // the relays pass no empty key
       while (!keyMessages.isEmpty() && keyMessages.peekFirst().topic().equals(topic)) {
         if (!messages.isEmpty() && System.nanoTime() - started > budget) {
           return new Wave<>(messages, acks); // the rest in the next wave
