@@ -281,13 +281,14 @@ bench_cpu_sampler_start() {
   # It ends between samples, never within one: a sample cut short by a kill (the JVMs' lines
   # written, the machine's not) once made the last stage's figures zeros.
   perl "$BENCH_ROOT/bench/cpu-sampler.pl" "$BENCH_CPU_SAMPLES" "$BENCH_CPU_SAMPLES.stop" \
-    "$BENCH_RUN_PID" "${DB_PREFIX:-bench}_" &
+    "${DB_PREFIX:-bench}_" loop $(bench_processes | tr ' ' ':') &
   BENCH_CPU_SAMPLER_PID=$!
 }
 
 # One sample of every process (see bench_cpu_sampler_start), appended to $1.
 bench_cpu_sample() {
-  perl "$BENCH_ROOT/bench/cpu-sampler.pl" "$1" "" "$BENCH_RUN_PID" "${DB_PREFIX:-bench}_" once
+  perl "$BENCH_ROOT/bench/cpu-sampler.pl" "$1" "" "${DB_PREFIX:-bench}_" once \
+    $(bench_processes | tr ' ' ':')
 }
 
 # Stops the sampling after a last sample, so that a stage ending just now has one after its end.
