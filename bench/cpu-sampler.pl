@@ -2,7 +2,8 @@
 # bench_cpu_sample in one process (bench/lib.sh): every second, until STOP exists, appends
 # "<epoch ms> <name> <pid> <ticks>" for each JVM given as NAME:PID (bench_processes), each
 # PostgreSQL process (postgres:<database after PREFIX>, or postgres:server) and the machine
-# (machine 0 <busy ticks>). MODE "once" takes one sample and ends; "loop" samples until STOP.
+# (machine 0 <busy ticks>), and for each JVM its JIT compiler threads' share of its ticks
+# (jit:NAME <pid> <ticks>). MODE "once" takes one sample and ends; "loop" samples until STOP.
 #   cpu-sampler.pl OUT STOP PREFIX MODE NAME:PID...
 use strict;
 use warnings;
@@ -28,13 +29,33 @@ sub ticks {
   return $f[11] + $f[12];
 }
 
+# The ticks of a JVM's C1 and C2 compiler threads, as bench_jit_snapshot counts them.
+sub jit_ticks {
+  my ($pid) = @_;
+  opendir(my $tasks, "/proc/$pid/task") or return;
+  my $sum = 0;
+  for my $tid (grep { /^\d+$/ } readdir($tasks)) {
+    my $comm = slurp("/proc/$pid/task/$tid/comm") // next;
+    next unless $comm =~ /^C[12] CompilerThre/;
+    my $stat = slurp("/proc/$pid/task/$tid/stat") // next;
+    $stat =~ s/^.*\) //s;
+    my @f = split(' ', $stat);
+    $sum += $f[11] + $f[12];
+  }
+  closedir($tasks);
+  return $sum;
+}
+
 sub sample {
   my $now = int(time() * 1000);
   my @lines;
   for my $jvm (@jvms) {
     my ($name, $pid) = split(/:/, $jvm);
     my $ticks = ticks($pid);
-    push @lines, "$now $name $pid $ticks" if defined $ticks;
+    next unless defined $ticks;
+    push @lines, "$now $name $pid $ticks";
+    my $jit = jit_ticks($pid);
+    push @lines, "$now jit:$name $pid $jit" if defined $jit;
   }
   opendir(my $proc, '/proc') or return;
   for my $pid (grep { /^\d+$/ } readdir($proc)) {

@@ -270,7 +270,8 @@ bench_jit_report() {
 # STAGES (lines "<start ms> <end ms> <events> <name>", written by the load generator:
 # bench/src/.../Stages.java), from the last sample before the stage's start to the first after its
 # end, over the processes alive at both (replicas summed by name), and PostgreSQL's share by
-# database; "other" is the machine less those processes: the load generator, wrk, the sampler, and
+# database, and "its JIT", the part of the JVMs' CPU their C1 and C2 compiler threads took; "other"
+# is the machine less those processes: the load generator, wrk, the sampler, and
 # any process that started or ended within the stage (e.g. the load generator's own connections).
 bench_cpu_sampler_start() {
   BENCH_CPU_SAMPLES="$1"
@@ -322,7 +323,7 @@ bench_cpu_report() {
       split("gateway payments ledger webhooks server", dbs, " ")
       header = "| stage | events |"; rule = "|---|---|"
       for (k = 1; k <= 5; k++) if (order[k] in names) { header = header " " order[k] " |"; rule = rule "---|" }
-      print header " PostgreSQL | the system | other | machine |"; print rule "---|---|---|---|"
+      print header " PostgreSQL | the system | its JIT | other | machine |"; print rule "---|---|---|---|---|"
       for (i = 1; i <= ns; i++) {
         a = ""; b = ""
         for (j = 1; j <= nt; j++) { if (times[j] <= s0[i]) a = times[j]; if (times[j] >= s1[i] && b == "") b = times[j] }
@@ -340,8 +341,9 @@ bench_cpu_report() {
         for (k = 1; k <= 5; k++) if (("postgres:" dbs[k]) in names) {
           pg += d["postgres:" dbs[k]]; dbrow[i] = dbrow[i] sprintf(" %.2f |", d["postgres:" dbs[k]] * per)
         }
+        jit = 0; for (name in d) if (name ~ /^jit:/) jit += d[name]
         sys += pg; m = d["machine"]
-        printf "%s %.2f | **%.2f** | %.2f | %.2f |\n", row, pg * per, sys * per, (m - sys) * per, m * per
+        printf "%s %.2f | **%.2f** | %.2f | %.2f | %.2f |\n", row, pg * per, sys * per, jit * per, (m - sys) * per, m * per
       }
       header = ""; rule = ""
       for (k = 1; k <= 5; k++) if (("postgres:" dbs[k]) in names) { header = header " " dbs[k] " |"; rule = rule "---|" }
