@@ -184,6 +184,10 @@ bench_launch_retrying() {
 bench_train_aot() {
   local creations="${BENCH_AOT_TRAINING:-20000}"
   bench_log "no AOT caches for this build yet: training them with $creations creations at 64 connections, then 60 s of webhooks"
+  # A run stopped during the training (Ctrl-C, a kill) still stops its JVMs normally, and they
+  # write caches of what they saw so far; later runs would start from those as if trained (a round
+  # measured one side of an A/B that way: 0.75 of the other's events/s). bench_on_exit drops them.
+  BENCH_AOT_TRAINING_CUT=1
   # The JDK client trains, whatever BENCH_CLIENT the run measures with (wrk's script for the
   # webhooks is set only by bench/run-webhooks).
   BENCH_CLIENT=jdk BENCH_WARMUP=0 bench_java ph.payments.bench.PaymentCreationBench "$BENCH_GATEWAY" \
@@ -191,6 +195,7 @@ bench_train_aot() {
   BENCH_CLIENT=jdk BENCH_WARMUP_SECONDS=10 BENCH_OUTPUT=/dev/null bench_java ph.payments.bench.WebhookBench \
     "$BENCH_GATEWAY" "$PAYMENTS_ADMIN_TOKEN" "$(bench_jdbc payments)" "$(bench_jdbc webhooks)" \
     250 30 125 0 >/dev/null
+  BENCH_AOT_TRAINING_CUT=0
   bench_stop
   grep '^AOT cache' "$RUN_DIR/run.out" >&2 || true
   bench_drop_databases # the measured run starts on fresh databases, not on the training's rows
@@ -213,6 +218,14 @@ bench_on_exit() {
   local status=$?
   bench_cpu_sampler_stop
   bench_stop
+  if [[ "${BENCH_AOT_TRAINING_CUT:-0}" == 1 ]]; then
+    local file
+    for file in $(sed -n 's/^AOT cache: .* records one this run (written to \(.*\) as the run stops)$/\1/p' \
+      "$RUN_DIR/run.out"); do
+      rm -f "$file" "$file".recording*
+    done
+    bench_log "the AOT training was cut short: its caches were dropped, the next run trains them again"
+  fi
   if [[ -n "${DB_PREFIX:-}" && "${BENCH_KEEP_DATABASES:-0}" != 1 ]]; then
     bench_drop_databases
   fi
