@@ -2,8 +2,8 @@
 # bench_cpu_sample in one process (bench/lib.sh): every second, until STOP exists, appends
 # "<epoch ms> <name> <pid> <ticks>" for each JVM given as NAME:PID (bench_processes), each
 # PostgreSQL process (postgres:<database after PREFIX>, or postgres:server) and the machine
-# (machine 0 <busy ticks>), and for each JVM its JIT compiler threads' share of its ticks
-# (jit:NAME <pid> <ticks>). MODE "once" takes one sample and ends; "loop" samples until STOP.
+# (machine 0 <busy ticks>), and for each JVM the ticks of its C1 and C2 compiler threads, which
+# its own line includes (jit:NAME <pid> <ticks>). MODE "once" takes one sample and ends; "loop" samples until STOP.
 #   cpu-sampler.pl OUT STOP PREFIX MODE NAME:PID...
 use strict;
 use warnings;
