@@ -29,7 +29,7 @@ sub ticks {
   return $f[11] + $f[12];
 }
 
-# The ticks of a JVM's C1 and C2 compiler threads, as bench_jit_snapshot counts them.
+# The ticks of a JVM's C1 and C2 compiler threads (bench_jit_report's JIT, and bench_cpu_report's).
 sub jit_ticks {
   my ($pid) = @_;
   opendir(my $tasks, "/proc/$pid/task") or return;

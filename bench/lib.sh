@@ -248,30 +248,21 @@ bench_processes() {
   done < <(ps -o pid=,args= --ppid "$BENCH_RUN_PID")
 }
 
-# The JIT's share of the system's CPU over a measurement. bench_jit_snapshot FILE writes, for every
-# JVM of the system, each thread's CPU ticks ("tid ticks jit", jit 1 for the C1/C2 compiler
-# threads); bench_jit_report BEFORE AFTER prints "JIT ms of all ms" over the threads of AFTER (a
-# thread that ended in between is not counted, so both are lower bounds). On a small machine the
-# services' compiler threads take a large part of the CPU for minutes after a start; a figure
-# measured while they do is not the steady state.
+# The JIT's share of the system's CPU over a measurement. bench_jit_snapshot FILE takes one sample
+# of bench_cpu_sample (each JVM's ticks, and its C1/C2 compiler threads' as "jit:NAME"), and
+# bench_jit_report BEFORE AFTER prints "JIT ms of all ms" over the JVMs alive at both. On a small
+# machine the services' compiler threads take a large part of the CPU for minutes after a start; a
+# figure measured while they do is not the steady state.
 bench_jit_snapshot() {
-  local name pid task ticks comm
-  while read -r name pid; do
-    for task in /proc/"$pid"/task/*; do
-      ticks="$(awk '{print $14 + $15}' "$task/stat" 2>/dev/null)" || continue
-      comm="$(cat "$task/comm" 2>/dev/null)" || continue
-      case "$comm" in
-        C1\ CompilerThre* | C2\ CompilerThre*) printf '%s %s 1\n' "${task##*/}" "$ticks" ;;
-        *) printf '%s %s 0\n' "${task##*/}" "$ticks" ;;
-      esac
-    done
-  done < <(bench_processes) >"$1"
+  : >"$1"
+  bench_cpu_sample "$1"
 }
 
 bench_jit_report() {
   awk -v hz="$(getconf CLK_TCK)" '
-    FNR == NR { before[$1] = $2; next }
-    { d = $2 - before[$1]; all += d; if ($3 == 1) jit += d }
+    $2 == "machine" || $2 ~ /^postgres:/ { next }
+    FNR == NR { before[$2, $3] = $4; next }
+    ($2, $3) in before { d = $4 - before[$2, $3]; if ($2 ~ /^jit:/) jit += d; else all += d }
     END { printf "%.0f %.0f\n", jit * 1000 / hz, all * 1000 / hz }' "$1" "$2"
 }
 
