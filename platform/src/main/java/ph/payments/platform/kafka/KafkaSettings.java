@@ -27,13 +27,15 @@ public final class KafkaSettings {
   /** How long a send may wait for metadata or buffer space ({@code max.block.ms}). */
   private static final int MAX_BLOCK_MS = 10_000;
 
+  private static final int DELIVERY_TIMEOUT_MS = 30_000;
+  private static final int REQUEST_TIMEOUT_MS = 10_000;
+
   /**
-   * The relay producer's {@code linger.ms}: longer than any wave takes to hand over its records
-   * ({@link #RELAY_WAVE_SECONDS}, then one more send that waits at most {@link #MAX_BLOCK_MS}), and
-   * within {@code delivery.timeout.ms} (30 s) less {@code request.timeout.ms} (10 s), as Kafka
-   * requires: 20 s.
+   * The relay producer's {@code linger.ms}: the most Kafka allows ({@code delivery.timeout.ms} less
+   * {@code request.timeout.ms}), 20 s, longer than any wave takes to hand over its records ({@link
+   * #RELAY_WAVE_SECONDS}, then one more send that waits at most {@link #MAX_BLOCK_MS}: 15 s).
    */
-  public static final int RELAY_LINGER_MS = RELAY_WAVE_SECONDS * 1000 + MAX_BLOCK_MS + 5_000;
+  public static final int RELAY_LINGER_MS = DELIVERY_TIMEOUT_MS - REQUEST_TIMEOUT_MS;
 
   /**
    * An idempotent producer that waits for all in-sync replicas: no duplicates from its own retries
@@ -55,8 +57,8 @@ public final class KafkaSettings {
     config.put(ProducerConfig.LINGER_MS_CONFIG, 1);
     // Fail a send within seconds when the broker is away; the outbox keeps the row for later.
     config.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, MAX_BLOCK_MS);
-    config.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 30_000);
-    config.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
+    config.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, DELIVERY_TIMEOUT_MS);
+    config.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, REQUEST_TIMEOUT_MS);
     config.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
     config.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
     return security.applyTo(config);
