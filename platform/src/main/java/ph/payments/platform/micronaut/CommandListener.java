@@ -18,13 +18,14 @@ import ph.payments.platform.tx.Transactions;
 
 /**
  * Consumes the service's command topic ({@code commands.topic}) with {@code commands.threads}
- * consumers (one per partition at most). Each poll is applied in one transaction (its command ids
- * recorded in the inbox in one statement, then each new command applied in poll order) and the
- * consumer commits its offsets once a second after it; a failure is retried on the same record
- * (never skipped: a command is money), and the inbox makes the retry harmless. A command that fails
- * on its own {@code consumers.max-attempts} times is parked with a 500 {@code internal_error} reply
- * saying it was not applied ({@link CommandDispatcher#park}), so it cannot block the commands
- * behind it. See {@link BatchApplier}.
+ * consumers (one per partition at most; one by default, which on two cores took less CPU a command
+ * than three and kept up: docs/decisions.md, "One command consumer per replica"). Each poll is
+ * applied in one transaction (its command ids recorded in the inbox in one statement, then each new
+ * command applied in poll order) and the consumer commits its offsets once a second after it; a
+ * failure is retried on the same record (never skipped: a command is money), and the inbox makes
+ * the retry harmless. A command that fails on its own {@code consumers.max-attempts} times is
+ * parked with a 500 {@code internal_error} reply saying it was not applied ({@link
+ * CommandDispatcher#park}), so it cannot block the commands behind it. See {@link BatchApplier}.
  */
 @Requires(property = "commands.topic")
 @KafkaListener(
@@ -32,7 +33,7 @@ import ph.payments.platform.tx.Transactions;
     offsetReset = OffsetReset.EARLIEST,
     offsetStrategy = OffsetStrategy.AUTO,
     batch = true,
-    threadsValue = "${commands.threads:3}")
+    threadsValue = "${commands.threads:1}")
 public class CommandListener {
 
   private final CommandDispatcher dispatcher;
